@@ -1,0 +1,48 @@
+# Two commands do all the set-up on a fresh Debian machine (README.md):
+#   make run    installs missing packages, builds, runs the main job
+#   make test   installs missing packages, builds, runs every default test
+BUILD ?= build
+SAN_BUILD ?= build-sanitize
+JOBS ?= $(shell nproc)
+OUT ?= out/run
+
+.PHONY: all deps configure build run test test-long test-sanitize bench format clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# The main job: a sampling of a built-in model with the preset's defaults.
+run: build
+	$(BUILD)/dpmcmc sample --model banana-tempered-2d --chains 4 --seed 1 --out $(OUT)
+
+# Default suite: everything but the long statistical runs (label "long").
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE long --timeout 900
+
+# Long statistical runs and reproductions; not run by CI.
+test-long: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L long
+
+# The default suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-sanitize: deps
+	@cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Sanitize -DDPMCMC_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(SAN_BUILD) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(SAN_BUILD) --output-on-failure -j $(JOBS) -LE "long|slow" --timeout 1800
+
+bench: build
+	@for b in $(BUILD)/bench_*; do echo "== $$b"; $$b; done
+
+format:
+	@clang-format -i $$(git ls-files '*.cpp' '*.hpp')
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD)

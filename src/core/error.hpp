@@ -1,0 +1,50 @@
+// Errors with a sysexits-style exit code (DESIGN.md §6). Every user-facing failure is thrown as
+// one of these, with a message naming the file, line, column or option and what was expected;
+// the CLI catches them at the top and exits with code().
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace dpmcmc {
+
+enum class ExitCode : int {
+  ok = 0,
+  usage = 64,      // EX_USAGE: bad command-line option or value
+  data = 65,       // EX_DATAERR: malformed input data
+  no_input = 66,   // EX_NOINPUT: input file missing or unreadable
+  software = 70,   // EX_SOFTWARE: internal error (a bug)
+  cant_create = 73,  // EX_CANTCREAT: output cannot be written
+  io = 74,         // EX_IOERR
+  config = 78,     // EX_CONFIG: bad configuration (file or parameter combination)
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ExitCode code() const noexcept { return code_; }
+
+ private:
+  ExitCode code_;
+};
+
+struct UsageError : Error {
+  explicit UsageError(const std::string& m) : Error(ExitCode::usage, m) {}
+};
+struct DataError : Error {
+  explicit DataError(const std::string& m) : Error(ExitCode::data, m) {}
+};
+struct NoInputError : Error {
+  explicit NoInputError(const std::string& m) : Error(ExitCode::no_input, m) {}
+};
+struct ConfigError : Error {
+  explicit ConfigError(const std::string& m) : Error(ExitCode::config, m) {}
+};
+struct OutputError : Error {
+  explicit OutputError(const std::string& m) : Error(ExitCode::cant_create, m) {}
+};
+struct SoftwareError : Error {
+  explicit SoftwareError(const std::string& m) : Error(ExitCode::software, m) {}
+};
+
+}  // namespace dpmcmc

@@ -1,0 +1,70 @@
+#include "core/rng.hpp"
+
+#include <sodium.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "core/error.hpp"
+
+namespace dpmcmc {
+namespace {
+
+void ensure_sodium() {
+  // sodium_init is idempotent and thread-safe; it returns -1 only if the library is unusable.
+  if (sodium_init() < 0) throw SoftwareError("libsodium failed to initialise");
+}
+
+}  // namespace
+
+AlgorithmEngine::AlgorithmEngine(std::uint64_t seed, std::uint64_t chain, Stream stream) {
+  // seed_seq takes 32-bit words; its mixing is specified by the standard.
+  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                    static_cast<std::uint32_t>(chain), static_cast<std::uint32_t>(chain >> 32),
+                    static_cast<std::uint32_t>(stream), 0x64706d63u /* "dpmc" */};
+  engine_.seed(seq);
+}
+
+ChaChaEngine::ChaChaEngine(std::uint64_t seed, std::uint64_t chain) {
+  ensure_sodium();
+  unsigned char input[12 + 16];
+  std::memcpy(input, "dpmcmc noise", 12);
+  for (int i = 0; i < 8; ++i) {
+    input[12 + i] = static_cast<unsigned char>(seed >> (8 * i));
+    input[20 + i] = static_cast<unsigned char>(chain >> (8 * i));
+  }
+  crypto_generichash(key_.data(), key_.size(), input, sizeof input, nullptr, 0);
+}
+
+ChaChaEngine ChaChaEngine::from_os_entropy() {
+  ensure_sodium();
+  ChaChaEngine e;
+  randombytes_buf(e.key_.data(), e.key_.size());
+  return e;
+}
+
+void ChaChaEngine::refill() {
+  static_assert(crypto_stream_chacha20_KEYBYTES == 32);
+  unsigned char nonce[crypto_stream_chacha20_NONCEBYTES] = {};
+  unsigned char zeros[kBlockBytes * kBufferBlocks] = {};
+  unsigned char out[kBlockBytes * kBufferBlocks];
+  // Keystream = ChaCha20(key, nonce 0, block counter next_block_…) XOR zeros.
+  crypto_stream_chacha20_xor_ic(out, zeros, sizeof out, nonce, next_block_, key_.data());
+  next_block_ += kBufferBlocks;
+  std::memcpy(buffer_.data(), out, sizeof out);
+  pos_ = 0;
+}
+
+ChaChaEngine::result_type ChaChaEngine::operator()() {
+  if (pos_ == buffer_.size()) refill();
+  return buffer_[pos_++];
+}
+
+std::uint64_t os_entropy_seed() {
+  ensure_sodium();
+  std::uint64_t s;
+  randombytes_buf(&s, sizeof s);
+  return s;
+}
+
+}  // namespace dpmcmc

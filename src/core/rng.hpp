@@ -1,0 +1,153 @@
+// Random streams (DESIGN.md §4). Each chain owns two independent streams derived from
+// (seed, chain id): the algorithm stream (proposals, momenta, uniforms, batches) and the privacy
+// noise stream (the Gaussian noise of releases). The algorithm stream is std::mt19937_64, whose
+// output sequence the C++ standard fixes, seeded through std::seed_seq (also fully specified), so
+// draws are identical on every conforming platform. The noise stream is the ChaCha20 keystream
+// of libsodium, keyed by a BLAKE2b hash of (seed, chain) or by OS entropy when no seed is given.
+//
+// Variates are computed here rather than with <random> distributions, whose algorithms the
+// standard leaves to the implementation: reproducibility must not depend on the library.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+
+namespace dpmcmc {
+
+// Identifies which stream of a chain a generator serves; part of the seed derivation.
+enum class Stream : std::uint64_t { algorithm = 1, noise = 2, data = 3, exact = 4, start = 5 };
+
+// The algorithm stream's engine.
+class AlgorithmEngine {
+ public:
+  using result_type = std::uint64_t;
+  AlgorithmEngine(std::uint64_t seed, std::uint64_t chain, Stream stream);
+  result_type operator()() { return engine_(); }
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+// The privacy noise stream's engine: ChaCha20 keystream (libsodium), 64 bits per call.
+class ChaChaEngine {
+ public:
+  using result_type = std::uint64_t;
+  // Keyed by BLAKE2b-256("dpmcmc noise" || seed || chain): reproducible runs.
+  ChaChaEngine(std::uint64_t seed, std::uint64_t chain);
+  // Keyed by 256 bits of operating-system entropy: nobody, not even the user, can replay it.
+  static ChaChaEngine from_os_entropy();
+  result_type operator()();
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
+
+ private:
+  ChaChaEngine() = default;
+  void refill();
+  static constexpr std::size_t kBlockBytes = 64;
+  static constexpr std::size_t kBufferBlocks = 16;
+  std::array<unsigned char, 32> key_{};
+  std::uint64_t next_block_ = 0;  // ChaCha20 block counter of the next refill
+  std::array<std::uint64_t, kBlockBytes * kBufferBlocks / 8> buffer_{};
+  std::size_t pos_ = buffer_.size();
+};
+
+// A uniform 64-bit seed drawn from the operating system's entropy (libsodium randombytes).
+std::uint64_t os_entropy_seed();
+
+// Variates over any 64-bit engine. Holds the engine and the spare normal of the polar method.
+template <class Engine>
+class Random {
+ public:
+  explicit Random(Engine engine) : engine_(std::move(engine)) {}
+
+  std::uint64_t bits() { return engine_(); }
+
+  // Uniform on [0, 1) with all 53 bits of the mantissa random.
+  double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
+
+  // Uniform on (0, 1): never 0, so log(u) is finite.
+  double uniform_pos() {
+    return (static_cast<double>(engine_() >> 11) + 0.5) * 0x1.0p-53;
+  }
+
+  // Standard normal by the Marsaglia polar method (exact, uses 53-bit uniforms).
+  double normal() {
+    if (spare_) {
+      const double z = *spare_;
+      spare_.reset();
+      return z;
+    }
+    double u, v, s;
+    do {
+      u = 2.0 * uniform() - 1.0;
+      v = 2.0 * uniform() - 1.0;
+      s = u * u + v * v;
+    } while (s >= 1.0 || s == 0.0);
+    const double f = std::sqrt(-2.0 * std::log(s) / s);
+    spare_ = v * f;
+    return u * f;
+  }
+
+  double normal(double mean, double sd) { return mean + sd * normal(); }
+
+  // Uniform integer in {0, …, n−1} without modulo bias (rejection of the incomplete top range).
+  std::uint64_t index(std::uint64_t n) {
+    const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() -
+                                std::numeric_limits<std::uint64_t>::max() % n;
+    std::uint64_t x;
+    do {
+      x = engine_();
+    } while (x >= limit);
+    return x % n;
+  }
+
+  double exponential() { return -std::log(uniform_pos()); }
+
+  // Gamma(shape, scale) by Marsaglia and Tsang (2000); shape < 1 by the boost u^(1/shape).
+  double gamma(double shape, double scale = 1.0) {
+    if (shape < 1.0) {
+      return gamma(shape + 1.0, scale) * std::pow(uniform_pos(), 1.0 / shape);
+    }
+    const double d = shape - 1.0 / 3.0;
+    const double c = 1.0 / std::sqrt(9.0 * d);
+    for (;;) {
+      double x, v;
+      do {
+        x = normal();
+        v = 1.0 + c * x;
+      } while (v <= 0.0);
+      v = v * v * v;
+      const double u = uniform_pos();
+      if (std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v * scale;
+    }
+  }
+
+  bool bernoulli(double p) { return uniform() < p; }
+
+  Engine& engine() { return engine_; }
+
+ private:
+  Engine engine_;
+  std::optional<double> spare_;
+};
+
+using Rng = Random<AlgorithmEngine>;
+using NoiseRng = Random<ChaChaEngine>;
+
+// The generator of stream `stream` of chain `chain` for a run seeded with `seed`.
+inline Rng make_rng(std::uint64_t seed, std::uint64_t chain, Stream stream = Stream::algorithm) {
+  return Rng(AlgorithmEngine(seed, chain, stream));
+}
+
+// The privacy noise generator of chain `chain`: from the seed when given, else OS entropy.
+inline NoiseRng make_noise_rng(std::optional<std::uint64_t> seed, std::uint64_t chain) {
+  return seed ? NoiseRng(ChaChaEngine(*seed, chain)) : NoiseRng(ChaChaEngine::from_os_entropy());
+}
+
+}  // namespace dpmcmc

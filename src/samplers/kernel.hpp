@@ -1,0 +1,43 @@
+// The transition-kernel interface (DESIGN.md §2–3, BlackJAX's shape): a kernel is initialised at
+// a position and then advanced one transition at a time with the chain's algorithm stream. A
+// kernel does no I/O; the runner owns the loop, the streams and the writers. Private kernels hold
+// a PrivateData (privacy/) for their releases, whose noise comes from the chain's noise stream.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/rng.hpp"
+#include "core/types.hpp"
+
+namespace dpmcmc {
+
+struct TransitionInfo {
+  // Stan's lp__: the log density of the current state up to a constant, as far as the kernel
+  // knows it (NaN for a private kernel, which never sees the exact log density).
+  double log_density = 0.0;
+  // Stan's accept_stat__: the acceptance probability of the proposal (or its estimate).
+  double accept_stat = 0.0;
+  bool accepted = false;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+
+  // Sampler name as written in outputs, e.g. "rwmh", "hmc".
+  virtual std::string name() const = 0;
+  virtual int dim() const = 0;
+  // Names of the sampler-specific draw columns after lp__ and accept_stat__, each ending in
+  // "__" (Stan CSV convention), e.g. {"stepsize__", "n_leapfrog__"}.
+  virtual std::vector<std::string> extra_columns() const { return {}; }
+
+  // Sets the current position; resets any per-chain state.
+  virtual void init(const Vec& theta0) = 0;
+  // One transition from the current position. Writes one value per extra_columns() into extras.
+  virtual TransitionInfo transition(Rng& rng, std::span<double> extras) = 0;
+  virtual const Vec& position() const = 0;
+};
+
+}  // namespace dpmcmc
