@@ -6,7 +6,8 @@ namespace dpmcmc {
 
 Posterior::Posterior(const Model& model, const Dataset& data, std::size_t block_rows)
     : model_(model), data_(data), block_rows_(std::max<std::size_t>(1, block_rows)) {
-  const auto b = static_cast<Eigen::Index>(std::min(block_rows_, std::max<std::size_t>(1, data.rows())));
+  const auto b =
+      static_cast<Eigen::Index>(std::min(block_rows_, std::max<std::size_t>(1, data.rows())));
   row_values_.resize(b);
   row_grads_.resize(b, model.dim());
 }
