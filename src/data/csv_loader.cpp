@@ -127,15 +127,11 @@ class CsvParser {
 
   void parse_header() {
     std::string_view line;
-    bool seen_comment = false;
     while (next_line(line)) {
-      if (is_comment(line)) {
-        seen_comment = true;
-        continue;
-      }
+      if (is_comment(line)) continue;
       if (trim(line).empty()) {
         // Only blank lines (and comments) from here on: the file holds no header at all.
-        if (trim_comments_and_blanks_to_end()) break;
+        if (only_comments_and_blanks_remain()) break;
         throw DataError(fmt::format(
             "{}: the line is empty, expected the header row naming the columns (comma separated) "
             "as the first line that is not a '#' comment",
@@ -154,11 +150,13 @@ class CsvParser {
     throw DataError(fmt::format(
         "{}: the file holds no header and no data ({}), expected a header row naming the "
         "columns and then rows of numbers",
-        source_, seen_comment ? "only comments and blank lines" : "only blank lines"));
+        source_,
+        text_.find('#') != std::string_view::npos ? "only comments and blank lines"
+                                                  : "only blank lines"));
   }
 
   // True when nothing but comments and blank lines remains (the position is left unchanged).
-  bool trim_comments_and_blanks_to_end() const {
+  bool only_comments_and_blanks_remain() const {
     std::string_view rest = text_.substr(std::min(pos_, text_.size()));
     while (!rest.empty()) {
       const std::size_t nl = rest.find('\n');

@@ -36,22 +36,24 @@ std::string read_plain(const std::filesystem::path& path) {
   if (!file) {
     throw NoInputError("cannot open input file " + quoted(path) + ": " + std::strerror(errno));
   }
+  // Read straight into the string, sized by the file size; the size is a hint only (the file
+  // may be a pipe or grow while we read), so go on to the end of the file.
   std::string bytes;
-  // The size is a hint only (the file may be a pipe or grow while we read): read to EOF.
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
-  if (!ec) bytes.reserve(static_cast<std::size_t>(size));
-  char buffer[1 << 16];
+  std::size_t filled = 0;
+  bytes.resize(ec ? std::size_t{1} << 16 : static_cast<std::size_t>(size) + 1);
   for (;;) {
-    const std::size_t got = std::fread(buffer, 1, sizeof buffer, file.get());
-    bytes.append(buffer, got);
-    if (got < sizeof buffer) {
+    filled += std::fread(bytes.data() + filled, 1, bytes.size() - filled, file.get());
+    if (filled < bytes.size()) {
       if (std::ferror(file.get())) {
         throw NoInputError("cannot read input file " + quoted(path) + ": " + std::strerror(errno));
       }
       break;
     }
+    bytes.resize(bytes.size() * 2);
   }
+  bytes.resize(filled);
   return bytes;
 }
 
