@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <ostream>
 #include <memory>
 #include <string>
 
@@ -78,6 +79,9 @@ Dataset data_for(const Model& model, const Vec& theta, std::size_t n, std::uint6
   Rng rng = make_rng(seed, 0, Stream::data);
   return model.simulate(theta, n, rng);
 }
+
+// gtest prints parameters on failure; the label is what identifies a case.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.label; }
 
 class ModelDerivatives : public ::testing::TestWithParam<Case> {};
 
