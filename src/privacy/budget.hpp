@@ -1,0 +1,21 @@
+// A privacy budget (ε, δ) and the validation of user-given privacy parameters, shared by the
+// planner, the run and the `account` command so that every entry point rejects ε ≤ 0 or
+// δ ∉ (0, 1) with the same message naming the option.
+#pragma once
+
+#include <string_view>
+
+namespace dpmcmc {
+
+struct Budget {
+  double epsilon = 1.0;
+  double delta = 1e-5;
+};
+
+// ConfigError "<what>: ε must be finite and > 0, got …" / "δ must be in (0, 1), got …".
+void validate_budget(const Budget& budget, std::string_view what = "privacy budget");
+// Single checks naming an option, e.g. check_epsilon(x, "--epsilon").
+void check_epsilon(double epsilon, std::string_view option);
+void check_delta(double delta, std::string_view option);
+
+}  // namespace dpmcmc
