@@ -1,0 +1,152 @@
+#include "diagnostics/summary.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "core/error.hpp"
+#include "diagnostics/ess.hpp"
+#include "diagnostics/mcse.hpp"
+#include "diagnostics/quantile.hpp"
+#include "diagnostics/rhat.hpp"
+
+namespace dpmcmc {
+
+ParameterSummary summarize_parameter(std::string name, const ChainDraws& draws) {
+  ParameterSummary p;
+  p.name = std::move(name);
+  p.mean = draws.mean();
+  p.sd = pooled_sd(draws);
+  p.mcse_mean = mcse_mean(draws);
+  p.mcse_sd = mcse_sd(draws);
+  Vec probs(3);
+  probs << 0.05, 0.5, 0.95;
+  const Vec q = quantiles(draws, probs);
+  p.q5 = q(0);
+  p.q50 = q(1);
+  p.q95 = q(2);
+  p.ess_bulk = ess_bulk(draws);
+  p.ess_tail = ess_tail(draws);
+  p.rhat = rhat(draws);
+  p.n_eff = stansummary_ess(draws);
+  p.rhat_basic = rhat_basic(draws, true);
+  return p;
+}
+
+Summary summarize(std::span<const std::string> names, std::span<const Mat> chains,
+                  std::span<const std::string> chain_labels) {
+  auto label = [&](std::size_t c) {
+    return c < chain_labels.size() ? fmt::format("chain {} ({})", c + 1, chain_labels[c])
+                                   : fmt::format("chain {}", c + 1);
+  };
+  if (chains.empty()) throw DataError("summary: no chains given");
+  const Eigen::Index n = chains[0].rows();
+  for (std::size_t c = 0; c < chains.size(); ++c) {
+    if (static_cast<std::size_t>(chains[c].cols()) != names.size()) {
+      throw DataError(fmt::format("summary: {} has {} columns but {} names were given", label(c),
+                                  chains[c].cols(), names.size()));
+    }
+    if (chains[c].rows() == 0) throw DataError(fmt::format("summary: {} has no draws", label(c)));
+    if (chains[c].rows() != n) {
+      throw DataError(fmt::format(
+          "summary: {} has {} draws but {} has {}; all chains must have the same number of "
+          "draws (as in the posterior package)",
+          label(c), chains[c].rows(), label(0), n));
+    }
+  }
+  Summary out;
+  out.chains = chains.size();
+  out.draws_per_chain = static_cast<std::size_t>(n);
+  out.parameters.reserve(names.size());
+  Mat draws(n, static_cast<Eigen::Index>(chains.size()));
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    for (std::size_t c = 0; c < chains.size(); ++c) {
+      draws.col(static_cast<Eigen::Index>(c)) = chains[c].col(static_cast<Eigen::Index>(j));
+    }
+    out.parameters.push_back(summarize_parameter(names[j], draws));
+  }
+  return out;
+}
+
+namespace {
+
+std::string real(double v, int sig_figs) {
+  if (std::isnan(v)) return "nan";
+  return fmt::format("{:.{}g}", v, sig_figs);
+}
+
+std::string count(double v) {
+  if (std::isnan(v)) return "nan";
+  return fmt::format("{:.0f}", v);
+}
+
+std::string ratio(double v) {
+  if (std::isnan(v)) return "nan";
+  return fmt::format("{:.3f}", v);
+}
+
+}  // namespace
+
+std::string format_summary(const Summary& summary, int sig_figs) {
+  if (sig_figs < 1 || sig_figs > 17) {
+    throw UsageError(fmt::format("summary: sig_figs must be in 1…17, got {}", sig_figs));
+  }
+  const std::vector<std::string> header = {"",    "Mean", "MCSE",     "StdDev",   "5%",
+                                           "50%", "95%",  "ESS_bulk", "ESS_tail", "R_hat"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : summary.parameters) {
+    rows.push_back({p.name, real(p.mean, sig_figs), real(p.mcse_mean, sig_figs),
+                    real(p.sd, sig_figs), real(p.q5, sig_figs), real(p.q50, sig_figs),
+                    real(p.q95, sig_figs), count(p.ess_bulk), count(p.ess_tail), ratio(p.rhat)});
+  }
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t k = 0; k < header.size(); ++k) {
+    width[k] = header[k].size();
+    for (const auto& r : rows) width[k] = std::max(width[k], r[k].size());
+  }
+  std::string out = fmt::format("{} chains, {} draws each, {} draws in total\n\n", summary.chains,
+                                summary.draws_per_chain, summary.chains * summary.draws_per_chain);
+  auto line = [&](const std::vector<std::string>& cells) {
+    out += fmt::format("{:<{}}", cells[0], width[0]);
+    for (std::size_t k = 1; k < cells.size(); ++k)
+      out += fmt::format("  {:>{}}", cells[k], width[k]);
+    out += '\n';
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+  out +=
+      "\nMCSE is of the mean; 5%, 50%, 95% are type-7 quantiles of the pooled draws; ESS_bulk, "
+      "ESS_tail and R_hat\nare the rank-normalised split-chain diagnostics of Vehtari et al. "
+      "(2021), as in the posterior package.\n";
+  return out;
+}
+
+nlohmann::json summary_json(const Summary& summary) {
+  auto number = [](double v) -> nlohmann::json {
+    if (std::isfinite(v)) return v;
+    return nullptr;
+  };
+  nlohmann::json params = nlohmann::json::array();
+  for (const auto& p : summary.parameters) {
+    params.push_back({{"name", p.name},
+                      {"mean", number(p.mean)},
+                      {"mcse_mean", number(p.mcse_mean)},
+                      {"sd", number(p.sd)},
+                      {"mcse_sd", number(p.mcse_sd)},
+                      {"q5", number(p.q5)},
+                      {"q50", number(p.q50)},
+                      {"q95", number(p.q95)},
+                      {"ess_bulk", number(p.ess_bulk)},
+                      {"ess_tail", number(p.ess_tail)},
+                      {"rhat", number(p.rhat)},
+                      {"n_eff", number(p.n_eff)},
+                      {"rhat_basic", number(p.rhat_basic)}});
+  }
+  return {{"chains", summary.chains},
+          {"draws_per_chain", summary.draws_per_chain},
+          {"parameters", params}};
+}
+
+}  // namespace dpmcmc

@@ -1,0 +1,66 @@
+// Per-parameter posterior summary (the table of `dpmcmc summary FILES…`), like CmdStan's
+// stansummary but with the posterior-package definitions (Vehtari et al. 2021):
+//   Mean, MCSE (of the mean, posterior's mcse_mean), StdDev (pooled, denominator S−1),
+//   5%, 50%, 95% (type-7 quantiles of the pooled draws), ESS_bulk, ESS_tail,
+//   R_hat (max of rank-normalised split bulk and folded R̂).
+// The struct also carries MCSE of the sd and the two basic diagnostics CmdStan 2.35's
+// stansummary printed (N_Eff = unsplit basic ESS, R_hat = classic split R̂) for comparison.
+// Why two conventions: CmdStan ≥ 2.33 and every current tool report the rank-normalised
+// diagnostics; files and papers made with older CmdStan report N_Eff and classic R̂.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "diagnostics/chains.hpp"
+
+namespace dpmcmc {
+
+struct ParameterSummary {
+  std::string name;
+  double mean = 0.0;
+  double mcse_mean = 0.0;
+  double sd = 0.0;
+  double mcse_sd = 0.0;
+  double q5 = 0.0;
+  double q50 = 0.0;
+  double q95 = 0.0;
+  double ess_bulk = 0.0;
+  double ess_tail = 0.0;
+  double rhat = 0.0;
+  double n_eff = 0.0;       // unsplit, not rank-normalised (stansummary 2.35 N_Eff)
+  double rhat_basic = 0.0;  // classic split R̂ (stansummary 2.35 R_hat)
+};
+
+struct Summary {
+  std::size_t chains = 0;
+  std::size_t draws_per_chain = 0;
+  std::vector<ParameterSummary> parameters;
+};
+
+// Summary of one parameter from its draws × chains matrix. Diagnostics that are undefined
+// (constant or non-finite draws) are NaN.
+ParameterSummary summarize_parameter(std::string name, const ChainDraws& draws);
+
+// Summary of every column. chains[c] is the draws × parameters matrix of chain c (e.g.
+// StanCsv::sampling_draws()), names[j] names column j. Throws DataError when there are no
+// chains or no draws, when a chain's column count differs from names.size(), or when chains
+// differ in length; chain_labels[c] (e.g. file names), when given, name the chains in messages.
+Summary summarize(std::span<const std::string> names, std::span<const Mat> chains,
+                  std::span<const std::string> chain_labels = {});
+
+// Fixed-width text table: one line per parameter, columns
+//   name Mean MCSE StdDev 5% 50% 95% ESS_bulk ESS_tail R_hat,
+// real values with `sig_figs` significant digits (1…17), ESS rounded to integers, R̂ with three
+// decimals, undefined values as "nan". Ends with a line saying which definitions were used.
+std::string format_summary(const Summary& summary, int sig_figs = 3);
+
+// {"chains": M, "draws_per_chain": N, "parameters": [{"name": …, "mean": …, "mcse_mean": …,
+//   "sd": …, "mcse_sd": …, "q5": …, "q50": …, "q95": …, "ess_bulk": …, "ess_tail": …,
+//   "rhat": …, "n_eff": …, "rhat_basic": …}, …]}; undefined values are null.
+nlohmann::json summary_json(const Summary& summary);
+
+}  // namespace dpmcmc

@@ -1,0 +1,91 @@
+#include "diagnostics/ess.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "test_chains.hpp"
+
+namespace dpmcmc {
+namespace {
+
+// For AR(1) chains the ESS of the mean is N·M(1 − φ)/(1 + φ) (test_chains.hpp). A pre-study
+// over 200 seeds with 4 × 5000 draws, φ = 0.5, gave ess/theory = 0.996 ± 0.040 (sd); with
+// 4 × 20000 draws the sd halves to ≈ 0.02, so 0.08 is 4 standard deviations. The same holds
+// for ess_basic and ess_bulk (rank-normalising a Gaussian chain barely changes it).
+TEST(Ess, Ar1PositiveCorrelationMatchesTheory) {
+  Rng rng = make_rng(21, 0);
+  const Mat x = testing::ar1_chains(rng, 20000, 4, 0.5);
+  const double theory = testing::ar1_ess(20000, 4, 0.5);
+  EXPECT_NEAR(ess_basic(x) / theory, 1.0, 0.08);
+  EXPECT_NEAR(ess_basic(x, false) / theory, 1.0, 0.08);
+  EXPECT_NEAR(ess_bulk(x) / theory, 1.0, 0.08);
+  EXPECT_NEAR(ess_mean(x), ess_basic(x, true), 0.0);
+}
+
+// Antithetic chains (φ < 0) have ESS > N·M; Geyer's sequence must not truncate them to N·M.
+// Theory for φ = −0.3: 1.857 N·M. The relative sd is smaller than for φ = 0.5 (τ is smaller),
+// so the same 0.08 (≥ 4 sd) applies.
+TEST(Ess, Ar1AntitheticExceedsDrawCount) {
+  Rng rng = make_rng(22, 0);
+  const Mat x = testing::ar1_chains(rng, 20000, 4, -0.3);
+  const double theory = testing::ar1_ess(20000, 4, -0.3);
+  EXPECT_GT(ess_basic(x), 80000.0);
+  EXPECT_NEAR(ess_basic(x) / theory, 1.0, 0.08);
+}
+
+// For independent draws the indicator I(x ≤ q) of any quantile is independent too, so the
+// tail-ESS ≈ N·M. The relative sd of the ESS estimate of white noise is ≈ sqrt(2/(N·M))·(a few)
+// ≈ 0.01 for 4 × 10000; 0.06 is > 4 sd.
+TEST(Ess, IndependentDrawsGiveDrawCount) {
+  Rng rng = make_rng(23, 0);
+  const Mat x = testing::ar1_chains(rng, 10000, 4, 0.0);
+  EXPECT_NEAR(ess_tail(x) / 40000.0, 1.0, 0.06);
+  EXPECT_NEAR(ess_bulk(x) / 40000.0, 1.0, 0.06);
+  EXPECT_NEAR(ess_quantile(x, 0.5) / 40000.0, 1.0, 0.06);
+  EXPECT_NEAR(ess_sd(x) / 40000.0, 1.0, 0.06);
+}
+
+// Perfectly alternating chains have ρ̂₁ ≈ −1, so τ̂ would be ≈ 0: the estimate is capped at
+// N·M·log10(N·M) (posterior's tau_bound), an independent closed-form value.
+TEST(Ess, AntitheticCapIsNMLog10NM) {
+  Mat x(1000, 2);
+  for (int i = 0; i < 1000; ++i) {
+    x(i, 0) = (i % 2 == 0) ? 1.0 : -1.0;
+    x(i, 1) = (i % 2 == 0) ? -1.0 : 1.0;
+  }
+  EXPECT_NEAR(ess_basic(x, false), 2000.0 * std::log10(2000.0), 1e-9);
+}
+
+// A chain stuck between two values for long stretches mixes badly: the ESS must be far below
+// the draw count (a sanity check that the estimator sees autocorrelation at all).
+TEST(Ess, StickyChainHasSmallEss) {
+  Rng rng = make_rng(24, 0);
+  const Mat x = testing::ar1_chains(rng, 4000, 4, 0.99);
+  EXPECT_LT(ess_bulk(x), 0.05 * 16000.0);
+}
+
+TEST(Ess, UndefinedCasesAreNaN) {
+  const Mat constant = Mat::Constant(100, 4, 1.5);
+  EXPECT_TRUE(std::isnan(ess_basic(constant)));
+  EXPECT_TRUE(std::isnan(ess_bulk(constant)));
+  EXPECT_TRUE(std::isnan(ess_tail(constant)));
+  Mat with_inf = Mat::Random(100, 4);
+  with_inf(3, 2) = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(std::isnan(ess_bulk(with_inf)));
+  EXPECT_TRUE(std::isnan(ess_geyer(Mat::Random(2, 4))));  // fewer than 3 draws per chain
+}
+
+// Chains that are each constant but at different values: ρ̂_t = 1 at every lag, so the ESS is
+// N·M / τ̂ with τ̂ = 2 × (number of lags summed) − 1 + 1 — tiny. stansummary printed 2.006 for
+// the stepsize__ column of the fixture, which is of this kind (checked in fixture_test).
+TEST(Ess, ConstantChainsAtDifferentValuesHaveTinyEss) {
+  Mat x(1000, 4);
+  for (int c = 0; c < 4; ++c) x.col(c).setConstant(0.9 + 0.01 * c);
+  EXPECT_LT(ess_basic(x, false), 3.0);
+}
+
+}  // namespace
+}  // namespace dpmcmc

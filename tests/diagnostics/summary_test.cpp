@@ -1,0 +1,135 @@
+#include "diagnostics/summary.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "diagnostics/ess.hpp"
+#include "diagnostics/mcse.hpp"
+#include "diagnostics/quantile.hpp"
+#include "diagnostics/rhat.hpp"
+#include "io/stan_csv_reader.hpp"
+
+namespace dpmcmc {
+namespace {
+
+const std::string kDir = std::string(DPMCMC_SHARED_DIR) + "/fixtures/stan-bernoulli/";
+
+struct Fixture {
+  std::vector<std::string> names;
+  std::vector<Mat> chains;
+  std::vector<std::string> labels;
+};
+
+Fixture load() {
+  Fixture f;
+  for (int c = 1; c <= 4; ++c) {
+    const std::string path = kDir + "bern" + std::to_string(c) + ".csv";
+    StanCsv csv = read_stan_csv(path);
+    f.names = csv.columns;
+    f.chains.push_back(csv.sampling_draws());
+    f.labels.push_back(path);
+  }
+  return f;
+}
+
+TEST(Summary, ThetaRowUsesPosteriorDefinitions) {
+  const Fixture f = load();
+  const Summary s = summarize(f.names, f.chains, f.labels);
+  EXPECT_EQ(s.chains, 4u);
+  EXPECT_EQ(s.draws_per_chain, 1000u);
+  ASSERT_EQ(s.parameters.size(), 8u);
+  const ParameterSummary& t = s.parameters.back();
+  ASSERT_EQ(t.name, "theta");
+  // Published values (see fixture_test.cpp) and stansummary's (mean, sd, N_Eff, split R̂).
+  EXPECT_NEAR(t.rhat, 1.006789, 1e-6 * 1.006789);
+  EXPECT_NEAR(t.ess_bulk, 1407.5124, 0.5e-4);
+  EXPECT_NEAR(t.ess_tail, 1291.7131, 0.5e-4);
+  EXPECT_NEAR(t.mean, 0.251297410482, 0.6e-12);  // printed value ends in a rounded 5
+  EXPECT_NEAR(t.sd, 0.121546686658, 0.5e-12);
+  EXPECT_NEAR(t.n_eff, 1377.5030282, 0.5e-7);
+  EXPECT_NEAR(t.rhat_basic, 1.00721797217, 0.5e-11);
+  // The remaining columns are the library functions on the same draws.
+  Mat theta(1000, 4);
+  for (int c = 0; c < 4; ++c) theta.col(c) = f.chains[static_cast<std::size_t>(c)].col(7);
+  EXPECT_EQ(t.mcse_mean, mcse_mean(theta));
+  EXPECT_EQ(t.mcse_sd, mcse_sd(theta));
+  EXPECT_EQ(t.q5, quantile(theta, 0.05));
+  EXPECT_EQ(t.q50, quantile(theta, 0.5));
+  EXPECT_EQ(t.q95, quantile(theta, 0.95));
+}
+
+TEST(Summary, TextTableHasOneAlignedLinePerParameter) {
+  const Fixture f = load();
+  const std::string text = format_summary(summarize(f.names, f.chains), 3);
+  EXPECT_NE(text.find("4 chains, 1000 draws each, 4000 draws in total"), std::string::npos);
+  std::vector<std::string> lines;
+  for (std::size_t start = 0; start < text.size();) {
+    const auto nl = text.find('\n', start);
+    lines.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  // lines: title, blank, header, 8 parameters, blank, 2 footnote lines
+  ASSERT_GE(lines.size(), 11u);
+  const std::string& header = lines[2];
+  for (const char* col :
+       {"Mean", "MCSE", "StdDev", "5%", "50%", "95%", "ESS_bulk", "ESS_tail", "R_hat"}) {
+    EXPECT_NE(header.find(col), std::string::npos) << col;
+  }
+  for (int i = 3; i < 11; ++i) EXPECT_EQ(lines[i].size(), header.size()) << lines[i];
+  // theta: mean 0.251, R̂ 1.007, bulk ESS 1408 (rounded), divergent__ has nan diagnostics.
+  EXPECT_EQ(lines[10].rfind("theta", 0), 0u);
+  EXPECT_NE(lines[10].find("0.251"), std::string::npos);
+  EXPECT_NE(lines[10].find("1408"), std::string::npos);
+  EXPECT_NE(lines[10].find("1.007"), std::string::npos);
+  EXPECT_NE(lines[8].find("nan"), std::string::npos);  // divergent__
+  EXPECT_THROW(format_summary(Summary{}, 0), UsageError);
+}
+
+TEST(Summary, JsonHasAllFieldsAndNullForUndefined) {
+  const Fixture f = load();
+  const nlohmann::json j = summary_json(summarize(f.names, f.chains));
+  EXPECT_EQ(j.at("chains"), 4);
+  EXPECT_EQ(j.at("draws_per_chain"), 1000);
+  ASSERT_EQ(j.at("parameters").size(), 8u);
+  const auto& theta = j.at("parameters").at(7);
+  EXPECT_EQ(theta.at("name"), "theta");
+  for (const char* key : {"mean", "mcse_mean", "sd", "mcse_sd", "q5", "q50", "q95", "ess_bulk",
+                          "ess_tail", "rhat", "n_eff", "rhat_basic"}) {
+    EXPECT_TRUE(theta.at(key).is_number()) << key;
+  }
+  EXPECT_NEAR(theta.at("ess_bulk").get<double>(), 1407.5124, 0.5e-4);
+  const auto& divergent = j.at("parameters").at(5);
+  EXPECT_EQ(divergent.at("name"), "divergent__");
+  EXPECT_TRUE(divergent.at("rhat").is_null());
+  EXPECT_TRUE(divergent.at("ess_bulk").is_null());
+  EXPECT_EQ(divergent.at("mean"), 0.0);
+  // Round trip through text keeps the numbers.
+  const auto reparsed = nlohmann::json::parse(j.dump());
+  EXPECT_EQ(reparsed.at("parameters").at(7).at("rhat").get<double>(),
+            theta.at("rhat").get<double>());
+}
+
+TEST(Summary, RefusesInconsistentChains) {
+  const std::vector<std::string> names = {"a", "b"};
+  const std::vector<std::string> labels = {"one.csv", "two.csv"};
+  std::vector<Mat> chains = {Mat::Random(100, 2), Mat::Random(90, 2)};
+  try {
+    summarize(names, chains, labels);
+    FAIL() << "expected DataError";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("chain 2 (two.csv) has 90 draws"), std::string::npos)
+        << e.what();
+  }
+  chains = {Mat::Random(100, 2), Mat::Random(100, 3)};
+  EXPECT_THROW(summarize(names, chains), DataError);
+  EXPECT_THROW(summarize(names, std::vector<Mat>{}), DataError);
+  chains = {Mat(0, 2)};
+  EXPECT_THROW(summarize(names, chains), DataError);
+}
+
+}  // namespace
+}  // namespace dpmcmc
