@@ -96,9 +96,13 @@ void BananaModel::log_lik_rows(const Vec& theta, const RowBlock& rows, Eigen::Re
   const auto x0 = rows.col(0).array();
   const auto x1 = rows.col(1).array();
   out.array() = prec_(0) * (x0 - theta(0)).square() + prec_(1) * (x1 - u).square();
-  for (Eigen::Index j = 2; j < rows.cols(); ++j) {
-    out.array() += prec_(j) * (rows.col(j).array() - theta(j)).square();
-  }
+  // Remaining columns two at a time: half the passes over `out` (it is re-read every pass).
+  const auto term = [&](Eigen::Index j) {
+    return prec_(j) * (rows.col(j).array() - theta(j)).square();
+  };
+  Eigen::Index j = 2;
+  for (; j + 1 < rows.cols(); j += 2) out.array() += term(j) + term(j + 1);
+  if (j < rows.cols()) out.array() += term(j);
   out.array() = lik_const_ - 0.5 * out.array();
 }
 

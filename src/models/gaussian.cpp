@@ -97,9 +97,16 @@ void GaussianModel::log_lik_rows(const Vec& theta, const RowBlock& rows,
   const Eigen::Index m = rows.rows();
   auto z = scratch(m, dim()).topRows(m);
   // Row i of z is (L⁻¹(x_i − θ))ᵀ = x_iᵀ L⁻ᵀ − (L⁻¹θ)ᵀ.
-  z.noalias() = rows * whiten_.transpose();
+  z.noalias() = rows * whiten_.transpose().triangularView<Eigen::Upper>();
   z.rowwise() -= (whiten_ * theta).transpose();
-  out.array() = lik_const_ - 0.5 * z.rowwise().squaredNorm().array();
+  // Row norms accumulated column by column: contiguous, vectorised passes (a row-wise reduction
+  // over a column-major block would stride through memory).
+  out.array() = z.col(0).array().square();
+  Eigen::Index k = 1;
+  for (; k + 1 < z.cols(); k += 2)
+    out.array() += z.col(k).array().square() + z.col(k + 1).array().square();
+  if (k < z.cols()) out.array() += z.col(k).array().square();
+  out.array() = lik_const_ - 0.5 * out.array();
 }
 
 void GaussianModel::log_lik_ratio_rows(const Vec& theta, const Vec& theta_prime,
