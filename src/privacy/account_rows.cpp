@@ -1,5 +1,7 @@
 #include "privacy/account_rows.hpp"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -25,6 +27,38 @@ nlohmann::json number_or_inf(double x) {
 }
 
 }  // namespace
+
+std::vector<PrivacyEvent> release_events(const ReleaseSpec& spec) {
+  auto fail = [](const std::string& m) { throw ConfigError("account: " + m); };
+  if (spec.compositions < 1) fail("compositions must be at least 1");
+  if (spec.mechanism == Mechanism::approximate_dp)
+    fail("mechanism approximate_dp has no noise to describe; give its events as JSON");
+  if (!(spec.noise_sd > 0.0) || !std::isfinite(spec.noise_sd))
+    fail(fmt::format("σ (sigma) must be finite and > 0, got {}", spec.noise_sd));
+  if (!(spec.sensitivity > 0.0) || !std::isfinite(spec.sensitivity))
+    fail(fmt::format("sensitivity must be finite and > 0, got {}", spec.sensitivity));
+  if (!(spec.sampling_rate > 0.0 && spec.sampling_rate <= 1.0))
+    fail(fmt::format("q must be in (0, 1], got {}", spec.sampling_rate));
+  if (spec.mechanism == Mechanism::gaussian &&
+      (spec.sampling != Sampling::none || spec.sampling_rate != 1.0))
+    fail(
+        "mechanism gaussian uses the whole dataset; use subsampled-gaussian with a sampling "
+        "scheme and q");
+  if (spec.mechanism == Mechanism::subsampled_gaussian && spec.sampling == Sampling::none)
+    fail("mechanism subsampled-gaussian needs sampling poisson or without-replacement");
+  PrivacyEvent e;
+  e.mechanism = spec.mechanism;
+  e.sampling = spec.sampling;
+  e.sampling_rate = spec.sampling_rate;
+  e.noise_sd = spec.noise_sd;
+  e.sensitivity = spec.sensitivity;
+  e.count = spec.compositions;
+  e.relation = spec.relation.value_or(spec.sampling == Sampling::without_replacement
+                                          ? Neighbouring::substitute
+                                          : Neighbouring::add_remove);
+  validate_event(e, "account");
+  return {e};
+}
 
 std::vector<AccountRow> account_rows(std::span<const PrivacyEvent> events,
                                      const AccountQuery& query,

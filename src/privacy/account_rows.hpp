@@ -17,6 +17,21 @@
 
 namespace dpmcmc {
 
+// `compositions` identical releases of one mechanism, as `account --mechanism …` describes them.
+struct ReleaseSpec {
+  Mechanism mechanism = Mechanism::gaussian;
+  Sampling sampling = Sampling::none;  // poisson or without_replacement for subsampled_gaussian
+  double sampling_rate = 1.0;          // q
+  double noise_sd = 1.0;               // σ
+  double sensitivity = 1.0;            // Δ
+  std::uint64_t compositions = 1;
+  // Default: substitute for sampling without replacement (fixed batch size), else add_remove.
+  std::optional<Neighbouring> relation;
+};
+// The one-event list of a ReleaseSpec. ConfigError naming the parameter (q, σ, Δ, compositions,
+// sampling) and what was expected.
+std::vector<PrivacyEvent> release_events(const ReleaseSpec& spec);
+
 // Exactly one of the two: δ given → each accountant's ε(δ); ε given → each accountant's δ(ε).
 struct AccountQuery {
   std::optional<double> delta;

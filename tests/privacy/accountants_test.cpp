@@ -104,6 +104,44 @@ TEST(AccountRows, EpsilonForEachAccountant) {
   EXPECT_EQ(account_rows(events, AccountQuery::epsilon_at(1e-5)).size(), accountant_names().size());
 }
 
+TEST(AccountRows, ReleaseSpecBuildsValidatedEvents) {
+  ReleaseSpec spec;
+  spec.mechanism = Mechanism::subsampled_gaussian;
+  spec.sampling = Sampling::without_replacement;
+  spec.sampling_rate = 0.01;
+  spec.noise_sd = 2.0;
+  spec.compositions = 10000;
+  const auto events = release_events(spec);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].relation, Neighbouring::substitute);
+  EXPECT_EQ(events[0].count, 10000u);
+  spec.sampling = Sampling::poisson;
+  EXPECT_EQ(release_events(spec)[0].relation, Neighbouring::add_remove);
+  auto message_of = [](const ReleaseSpec& s) {
+    try {
+      release_events(s);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  ReleaseSpec bad = spec;
+  bad.sampling_rate = 0.0;
+  EXPECT_NE(message_of(bad).find("q must be in (0, 1]"), std::string::npos);
+  bad = spec;
+  bad.noise_sd = -1;
+  EXPECT_NE(message_of(bad).find("σ (sigma)"), std::string::npos);
+  bad = spec;
+  bad.compositions = 0;
+  EXPECT_NE(message_of(bad).find("compositions"), std::string::npos);
+  bad = spec;
+  bad.sampling = Sampling::none;
+  EXPECT_NE(message_of(bad).find("needs sampling"), std::string::npos);
+  bad = ReleaseSpec{};
+  bad.sampling_rate = 0.5;
+  EXPECT_NE(message_of(bad).find("whole dataset"), std::string::npos);
+}
+
 TEST(AccountRows, PlanRowsCompareZcdpWithTheTightAccountant) {
   // `account --algorithm dp-penalty --n 100000 --epsilon 4 --delta 1e-6 --tau 0.1`.
   const std::vector<std::string> names{"zcdp", "pld-gaussian", "classical"};
