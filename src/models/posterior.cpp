@@ -2,10 +2,15 @@
 
 #include <algorithm>
 
+#include "models/checks.hpp"
+
 namespace dpmcmc {
 
 Posterior::Posterior(const Model& model, const Dataset& data, std::size_t block_rows)
     : model_(model), data_(data), block_rows_(std::max<std::size_t>(1, block_rows)) {
+  // Once here rather than per evaluation: a dataset of the wrong width is bad input.
+  model_checks::dataset(model.name(), static_cast<Eigen::Index>(model.data_columns().size()),
+                        data.x.cols());
   const auto b =
       static_cast<Eigen::Index>(std::min(block_rows_, std::max<std::size_t>(1, data.rows())));
   row_values_.resize(b);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/error.hpp"
 #include "core/rng.hpp"
 #include "models/banana.hpp"
 
@@ -41,6 +42,15 @@ TEST(Posterior, BlockedSumEqualsRowByRowSum) {
     EXPECT_NEAR(post.log_density_gradient(theta, grad), want, 1e-10 * std::abs(want));
     EXPECT_LT((grad - want_grad).cwiseAbs().maxCoeff(), 1e-10 * (1 + want_grad.norm()));
   }
+}
+
+TEST(Posterior, RejectsDataOfTheWrongWidth) {
+  BananaModel::Params p;
+  p.lik_var = Vec::Ones(2);
+  const BananaModel model(p);
+  Dataset data;
+  data.x = Mat::Zero(4, 3);
+  EXPECT_THROW(Posterior(model, data), DataError);
 }
 
 }  // namespace
