@@ -1,0 +1,88 @@
+#include "privacy/rdp_accountant.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "privacy/rdp.hpp"
+
+namespace dpmcmc {
+
+double rdp_of_release(const GaussianReleaseGroup& g, double alpha, WorRdpBound wor_bound) {
+  switch (g.kind) {
+    case GaussianRelease::plain:
+      return rdp_gaussian(alpha, g.noise_multiplier);
+    case GaussianRelease::poisson_add_remove:
+      return rdp_poisson_subsampled_gaussian(alpha, g.sampling_rate, g.noise_multiplier);
+    case GaussianRelease::wor_substitute:
+      switch (wor_bound) {
+        case WorRdpBound::wbk_theorem9:
+          return rdp_wbk_subsampled_gaussian(alpha, g.sampling_rate, g.noise_multiplier);
+        case WorRdpBound::tight_pair:
+          return rdp_wor_subsampled_gaussian(alpha, g.sampling_rate, g.noise_multiplier);
+        case WorRdpBound::minimum:
+          return std::min(rdp_wbk_subsampled_gaussian(alpha, g.sampling_rate, g.noise_multiplier),
+                          rdp_wor_subsampled_gaussian(alpha, g.sampling_rate, g.noise_multiplier));
+      }
+      break;
+    case GaussianRelease::unsupported:
+      break;
+  }
+  throw SoftwareError("rdp_of_release: unsupported release kind");
+}
+
+RdpProfile::RdpProfile(std::vector<GaussianReleaseGroup> groups, RdpOptions options)
+    : groups_(std::move(groups)), options_(std::move(options)) {}
+
+double RdpProfile::rdp(double alpha) const {
+  double total = 0.0;
+  for (const auto& g : groups_) {
+    total += static_cast<double>(g.count) * rdp_of_release(g, alpha, options_.wor_bound);
+  }
+  return total;
+}
+
+RdpOptimum RdpProfile::epsilon_at(double delta) const {
+  if (groups_.empty()) {
+    rdp_to_epsilon(2.0, 0.0, delta, options_.conversion);  // validates δ
+    return {0.0, 0.0};
+  }
+  return rdp_curve_epsilon([this](double a) { return rdp(a); }, options_.orders, delta,
+                           options_.conversion, options_.refine);
+}
+
+RdpOptimum RdpProfile::delta_at(double epsilon) const {
+  if (groups_.empty()) {
+    rdp_to_log_delta(2.0, 0.0, epsilon, options_.conversion);  // validates ε
+    return {0.0, 0.0};
+  }
+  return rdp_curve_delta([this](double a) { return rdp(a); }, options_.orders, epsilon,
+                         options_.conversion, options_.refine);
+}
+
+double RdpProfile::epsilon(double delta) const {
+  return epsilon_at(delta).value;
+}
+double RdpProfile::delta(double epsilon) const {
+  return delta_at(epsilon).value;
+}
+
+RdpAccountant::RdpAccountant(RdpOptions options) : options_(std::move(options)) {
+  // Validate the grid once, here, rather than at the first query.
+  rdp_curve_epsilon([](double) { return 0.0; }, options_.orders, 0.5, options_.conversion, false);
+}
+
+bool RdpAccountant::supports(const PrivacyEvent& event) const {
+  return classify_gaussian_release(event) != GaussianRelease::unsupported;
+}
+
+std::unique_ptr<RdpProfile> RdpAccountant::compose_rdp(std::span<const PrivacyEvent> events) const {
+  auto list = group_gaussian_releases(*this, events);
+  return std::make_unique<RdpProfile>(std::move(list.groups), options_);
+}
+
+std::unique_ptr<PrivacyProfile> RdpAccountant::compose(std::span<const PrivacyEvent> events) const {
+  return compose_rdp(events);
+}
+
+}  // namespace dpmcmc

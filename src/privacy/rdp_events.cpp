@@ -1,0 +1,56 @@
+#include "privacy/rdp_events.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "privacy/event_checks.hpp"
+#include "privacy/event_names.hpp"
+
+namespace dpmcmc {
+
+GaussianRelease classify_gaussian_release(const PrivacyEvent& e) {
+  if (e.mechanism == Mechanism::approximate_dp) return GaussianRelease::unsupported;
+  if (e.sampling == Sampling::none) return GaussianRelease::plain;
+  if (e.sampling == Sampling::poisson && e.relation == Neighbouring::add_remove) {
+    return e.sampling_rate == 1.0 ? GaussianRelease::plain : GaussianRelease::poisson_add_remove;
+  }
+  if (e.sampling == Sampling::without_replacement && e.relation == Neighbouring::substitute) {
+    return e.sampling_rate == 1.0 ? GaussianRelease::plain : GaussianRelease::wor_substitute;
+  }
+  return GaussianRelease::unsupported;
+}
+
+GaussianReleaseList group_gaussian_releases(const Accountant& accountant,
+                                            std::span<const PrivacyEvent> events) {
+  check_supported(accountant, events);
+  GaussianReleaseList out;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const PrivacyEvent& e = events[i];
+    if (i == 0) {
+      out.relation = e.relation;
+    } else if (e.relation != out.relation) {
+      throw ConfigError(fmt::format(
+          "accountant '{}': event #{} {} uses the '{}' neighbouring relation but event #1 uses "
+          "'{}'; guarantees for different relations do not compose",
+          accountant.name(), i + 1, describe(e), to_string(e.relation), to_string(out.relation)));
+    }
+    GaussianReleaseGroup g;
+    g.kind = classify_gaussian_release(e);
+    g.sampling_rate = g.kind == GaussianRelease::plain ? 1.0 : e.sampling_rate;
+    g.noise_multiplier = e.noise_multiplier();
+    g.count = e.count;
+    bool merged = false;
+    for (auto& h : out.groups) {
+      if (h.kind == g.kind && h.sampling_rate == g.sampling_rate &&
+          h.noise_multiplier == g.noise_multiplier) {
+        h.count += g.count;
+        merged = true;
+        break;
+      }
+    }
+    if (!merged) out.groups.push_back(g);
+  }
+  return out;
+}
+
+}  // namespace dpmcmc

@@ -1,0 +1,292 @@
+// Tests of the numerical PLD accountant against independent values: the closed-form Gaussian
+// δ(ε) (written out here), published numbers, the RDP curves, and structural properties.
+#include <gtest/gtest.h>
+
+#include <boost/math/tools/roots.hpp>
+#include <cmath>
+#include <vector>
+
+#include "core/error.hpp"
+#include "privacy/numerical_pld.hpp"
+#include "privacy/rdp.hpp"
+#include "privacy/rdp_accountant.hpp"
+
+namespace dpmcmc {
+namespace {
+
+// Closed form for compositions of Gaussian mechanisms with total μ = Σ Δᵢ²/(2σᵢ²):
+// δ(ε) = ½[erfc((ε−μ)/(2√μ)) − e^ε erfc((ε+μ)/(2√μ))] (000_24953f9f9db06b85.txt, Theorem 2.4).
+double gaussian_delta(double mu, double eps) {
+  return 0.5 * (std::erfc((eps - mu) / (2 * std::sqrt(mu))) -
+                std::exp(eps) * std::erfc((eps + mu) / (2 * std::sqrt(mu))));
+}
+
+double gaussian_epsilon(double mu, double delta) {
+  auto f = [&](double e) { return gaussian_delta(mu, e) - delta; };
+  boost::uintmax_t it = 200;
+  const auto r = boost::math::tools::toms748_solve(
+      f, 0.0, 10 * mu + 100.0, boost::math::tools::eps_tolerance<double>(50), it);
+  return 0.5 * (r.first + r.second);
+}
+
+PrivacyEvent gaussian_event(double sigma, std::uint64_t count, double sensitivity = 1.0) {
+  PrivacyEvent e;
+  e.mechanism = Mechanism::gaussian;
+  e.noise_sd = sigma;
+  e.sensitivity = sensitivity;
+  e.count = count;
+  return e;
+}
+
+PrivacyEvent subsampled_event(Sampling s, double q, double sigma, std::uint64_t count) {
+  PrivacyEvent e;
+  e.mechanism = Mechanism::subsampled_gaussian;
+  e.sampling = s;
+  e.relation = s == Sampling::poisson ? Neighbouring::add_remove : Neighbouring::substitute;
+  e.sampling_rate = q;
+  e.noise_sd = sigma;
+  e.count = count;
+  return e;
+}
+
+const NumericalPldAccountant kUpper(PldRounding::pessimistic);
+const NumericalPldAccountant kLower(PldRounding::optimistic);
+
+TEST(NumericalPld, ClosedFormMatchesPublishedGaussianValues) {
+  // The test's own closed form against the published values (σ = 1, Δ = 1: μ = 1/2), so that
+  // the bracketing tests below rest on a checked reference.
+  EXPECT_NEAR(gaussian_delta(0.5, 0.0), 0.38292492, 1e-8);
+  EXPECT_NEAR(gaussian_delta(0.5, 1.0), 0.12693674, 1e-8);
+  EXPECT_NEAR(gaussian_delta(0.5, 2.0), 0.020923636, 1e-9);
+  // "μ = 1" in the published ε(δ = 1e-5) = 4.37717810 is the Gaussian-DP μ = Δ/σ, i.e. a loss
+  // law N(μ²/2, μ²): our μ = 1/2.
+  EXPECT_NEAR(gaussian_epsilon(0.5, 1e-5), 4.37717810, 1e-7);
+}
+
+TEST(NumericalPld, BracketsTheGaussianClosedForm) {
+  struct Case {
+    double sigma;
+    std::uint64_t k;
+  };
+  for (const Case c : {Case{1.0, 1}, Case{4.0, 200}, Case{0.5, 3}, Case{10.0, 300}}) {
+    const std::vector<PrivacyEvent> ev{gaussian_event(c.sigma, c.k)};
+    const auto up = kUpper.compose(ev);
+    const auto lo = kLower.compose(ev);
+    const double mu = static_cast<double>(c.k) / (2 * c.sigma * c.sigma);
+    for (double eps : {0.0, 0.5, 1.0, 2.0, 5.0}) {
+      const double exact = gaussian_delta(mu, eps);
+      if (exact < 1e-13) continue;  // below the FFT round-off level (numerical_pld.hpp)
+      EXPECT_LE(lo->delta(eps), exact) << c.sigma << " " << c.k << " ε=" << eps;
+      EXPECT_GE(up->delta(eps), exact) << c.sigma << " " << c.k << " ε=" << eps;
+      // The upper bound (connect the dots) has a second-order error: within 1e-4 relative of the
+      // exact value (measured ~1e-7); the lower one is shifted by ~k·h/2 in ε, i.e. δ changes by
+      // about that relative amount times |dlogδ/dε| ≲ 10 here.
+      EXPECT_LE(up->delta(eps) - exact, 1e-4 * exact + 1e-12);
+      EXPECT_LE(exact - lo->delta(eps), 10 * c.k * 1e-4 * exact + 1e-12);
+    }
+    for (double delta : {1e-3, 1e-5, 1e-8}) {
+      const double exact = gaussian_epsilon(mu, delta);
+      EXPECT_LE(lo->epsilon(delta), exact);
+      EXPECT_GE(up->epsilon(delta), exact);
+      // Tightness where the round-off allowance (~1e-11–1e-10 of δ, numerical_pld.hpp) is
+      // negligible; at δ = 1e-8 it dominates the upper bound's excess.
+      if (delta >= 1e-5) {
+        EXPECT_LE(up->epsilon(delta) - exact, 1e-4 * (1 + exact));
+      }
+    }
+  }
+}
+
+TEST(NumericalPld, PublishedEpsilonOfGaussianWithMuOne) {
+  // Gaussian-DP μ = Δ/σ = 1, one release: ε(δ = 1e-5) = 4.37717810 (published).
+  const std::vector<PrivacyEvent> ev{gaussian_event(1.0, 1)};
+  const double up = kUpper.compose(ev)->epsilon(1e-5);
+  const double lo = kLower.compose(ev)->epsilon(1e-5);
+  EXPECT_LE(lo, 4.37717810);
+  EXPECT_GE(up, 4.37717810);
+  EXPECT_LT(up - lo, 2e-4);  // one release: the loss moves by at most h = 1e-4 each way
+}
+
+TEST(NumericalPld, HeterogeneousGaussiansBracketTheClosedForm) {
+  const std::vector<PrivacyEvent> ev{gaussian_event(2.0, 10), gaussian_event(5.0, 50, 2.0),
+                                     gaussian_event(1.5, 1)};
+  const double mu = 10 / 8.0 + 50 * 4 / 50.0 + 1 / 4.5;
+  for (double delta : {1e-4, 1e-7}) {
+    const double exact = gaussian_epsilon(mu, delta);
+    EXPECT_LE(kLower.compose(ev)->epsilon(delta), exact);
+    EXPECT_GE(kUpper.compose(ev)->epsilon(delta), exact);
+  }
+}
+
+TEST(NumericalPld, BoundsConvergeAsTheIntervalShrinks) {
+  const std::vector<PrivacyEvent> ev{subsampled_event(Sampling::poisson, 0.05, 1.0, 200)};
+  double previous_gap = 1e9;
+  for (double h : {1e-2, 1e-3, 1e-4}) {
+    NumericalPldOptions o;
+    o.interval = h;
+    const double up =
+        NumericalPldAccountant(PldRounding::pessimistic, o).compose(ev)->epsilon(1e-6);
+    const double lo = NumericalPldAccountant(PldRounding::optimistic, o).compose(ev)->epsilon(1e-6);
+    const double gap = up - lo;
+    EXPECT_GE(gap, 0.0);
+    // The gap is O(h) (rounding moves each release's loss by < h): a tenfold smaller interval
+    // must shrink it at least fourfold (measured ≈ tenfold).
+    EXPECT_LT(gap, previous_gap / 4) << "h=" << h;
+    previous_gap = gap;
+  }
+  // At h = 1e-4 the lower bound's shift is ≈ k·h/2 = 0.01 (and the upper one's is second order).
+  EXPECT_LT(previous_gap, 0.015);
+}
+
+TEST(NumericalPld, TighterThanRdpForSubsampledGaussians) {
+  const RdpAccountant rdp;
+  for (Sampling s : {Sampling::poisson, Sampling::without_replacement}) {
+    for (double sigma : {0.8, 2.0}) {
+      const std::vector<PrivacyEvent> ev{subsampled_event(s, 0.01, sigma, 300)};
+      for (double delta : {1e-5, 1e-8}) {
+        const double up = kUpper.compose(ev)->epsilon(delta);
+        const double lo = kLower.compose(ev)->epsilon(delta);
+        const double r = rdp.compose(ev)->epsilon(delta);
+        EXPECT_LE(lo, up);
+        // Every certified bound must lie above the lower bound; the PLD is the tighter one.
+        EXPECT_GE(r, lo);
+        EXPECT_LE(up, r) << "σ=" << sigma << " δ=" << delta;
+      }
+    }
+  }
+}
+
+TEST(NumericalPld, LowerNeverAboveUpperAndMonotoneInCompositions) {
+  for (Sampling s : {Sampling::poisson, Sampling::without_replacement}) {
+    double prev_delta = 0.0, prev_eps = 0.0;
+    for (std::uint64_t k : {1u, 10u, 100u, 1000u}) {
+      const std::vector<PrivacyEvent> ev{subsampled_event(s, 0.02, 1.2, k)};
+      const auto up = kUpper.compose(ev);
+      const auto lo = kLower.compose(ev);
+      for (double eps : {0.1, 0.5, 1.0, 3.0}) EXPECT_LE(lo->delta(eps), up->delta(eps));
+      for (double delta : {1e-3, 1e-6}) EXPECT_LE(lo->epsilon(delta), up->epsilon(delta));
+      // More releases never cost less privacy.
+      EXPECT_GE(up->delta(0.5), prev_delta);
+      EXPECT_GE(up->epsilon(1e-6), prev_eps);
+      prev_delta = up->delta(0.5);
+      prev_eps = up->epsilon(1e-6);
+      // δ(ε) is non-increasing in ε.
+      double last = 1.0;
+      for (double eps = 0.0; eps < 6.0; eps += 0.25) {
+        EXPECT_LE(up->delta(eps), last + 1e-15);
+        last = up->delta(eps);
+      }
+    }
+  }
+}
+
+TEST(NumericalPld, SingleReleaseMassIsAccounted) {
+  NumericalPldOptions o;
+  for (PldDirection d : {PldDirection::remove, PldDirection::add, PldDirection::symmetric}) {
+    for (double q : {0.01, 0.3, 1.0}) {
+      const auto up = subsampled_gaussian_pld(q, 0.9, d, PldRounding::pessimistic, o);
+      const auto lo = subsampled_gaussian_pld(q, 0.9, d, PldRounding::optimistic, o);
+      // Pessimistic: nothing is lost (finite + ∞ = 1); optimistic: at most the tails.
+      EXPECT_NEAR(up.finite_mass() + up.infinity_mass, 1.0, 1e-12);
+      EXPECT_LE(lo.finite_mass(), 1.0 + 1e-12);
+      EXPECT_GE(lo.finite_mass(), 1.0 - 1e-13);
+    }
+  }
+}
+
+// log E[e^{(α−1)ℓ}] / (α−1) of the finite part of a discretised PLD: the RDP of its pair.
+double pld_rdp(const DiscretePld& d, double alpha) {
+  long double s = 0;
+  for (std::size_t i = 0; i < d.pmf.size(); ++i) s += d.pmf[i] * std::exp((alpha - 1) * d.loss(i));
+  return static_cast<double>(std::log(s)) / (alpha - 1);
+}
+
+TEST(NumericalPld, MomentsBracketTheRdpCurves) {
+  // A second, independent route to the RDP curves of rdp.cpp: integrate e^{(α−1)ℓ} against the
+  // discretised loss laws (rounded down ⇒ below, rounded up ⇒ above, up to the ≤ 1e-15 tails).
+  NumericalPldOptions o;
+  o.interval = 1e-5;
+  for (double q : {0.05, 0.3}) {
+    const double z = 1.1;
+    const auto rem_lo =
+        subsampled_gaussian_pld(q, z, PldDirection::remove, PldRounding::optimistic, o);
+    const auto rem_up =
+        subsampled_gaussian_pld(q, z, PldDirection::remove, PldRounding::pessimistic, o);
+    const auto sym_lo =
+        subsampled_gaussian_pld(q, z, PldDirection::symmetric, PldRounding::optimistic, o);
+    const auto sym_up =
+        subsampled_gaussian_pld(q, z, PldDirection::symmetric, PldRounding::pessimistic, o);
+    for (double alpha : {1.5, 2.0, 4.0}) {
+      const double poisson = rdp_poisson_subsampled_gaussian(alpha, q, z);
+      const double wor = rdp_wor_subsampled_gaussian(alpha, q, z);
+      EXPECT_LE(pld_rdp(rem_lo, alpha), poisson * (1 + 1e-9));
+      EXPECT_LE(pld_rdp(sym_lo, alpha), wor * (1 + 1e-9));
+      // (up to the +∞ atom of ≤ 1e-15, left out of the moment, hence the 1e-7 slack)
+      EXPECT_GE(pld_rdp(rem_up, alpha), poisson * (1 - 1e-7));
+      EXPECT_GE(pld_rdp(sym_up, alpha), wor * (1 - 1e-7));
+      // And the bracket is narrow: rounding moves ℓ by < h = 1e-5.
+      EXPECT_NEAR(pld_rdp(sym_up, alpha), wor, 2e-5 + 1e-4 * wor);
+      EXPECT_NEAR(pld_rdp(rem_lo, alpha), poisson, 2e-5 + 1e-4 * poisson);
+    }
+  }
+}
+
+TEST(NumericalPld, FullSamplingIsTheGaussian) {
+  const std::vector<PrivacyEvent> a{subsampled_event(Sampling::poisson, 1.0, 3.0, 50)};
+  const std::vector<PrivacyEvent> b{gaussian_event(3.0, 50)};
+  EXPECT_DOUBLE_EQ(kUpper.compose(a)->epsilon(1e-6), kUpper.compose(b)->epsilon(1e-6));
+}
+
+TEST(NumericalPld, RejectsBadInput) {
+  PrivacyEvent approx;
+  approx.mechanism = Mechanism::approximate_dp;
+  approx.epsilon = 1.0;
+  approx.delta = 1e-6;
+  EXPECT_FALSE(kUpper.supports(approx));
+  EXPECT_THROW(kUpper.compose(std::vector<PrivacyEvent>{approx}), ConfigError);
+  // Mixed relations cannot be composed.
+  const std::vector<PrivacyEvent> mixed{
+      subsampled_event(Sampling::poisson, 0.1, 1.0, 5),
+      subsampled_event(Sampling::without_replacement, 0.1, 1.0, 5)};
+  EXPECT_THROW(kUpper.compose(mixed), ConfigError);
+  // Poisson sampling with the substitute relation is not supported.
+  auto ps = subsampled_event(Sampling::poisson, 0.1, 1.0, 5);
+  ps.relation = Neighbouring::substitute;
+  EXPECT_FALSE(kUpper.supports(ps));
+  NumericalPldOptions bad;
+  bad.interval = 0.0;
+  EXPECT_THROW(NumericalPldAccountant(PldRounding::pessimistic, bad), ConfigError);
+  bad = {};
+  bad.tail_mass = 0.5;
+  EXPECT_THROW(NumericalPldAccountant(PldRounding::pessimistic, bad), ConfigError);
+  // A loss range needing more bins than allowed fails with a message, not an allocation.
+  NumericalPldOptions tiny;
+  tiny.interval = 1e-7;
+  tiny.max_bins = 1000;
+  EXPECT_THROW(NumericalPldAccountant(PldRounding::pessimistic, tiny)
+                   .compose(std::vector<PrivacyEvent>{gaussian_event(1.0, 1)}),
+               ConfigError);
+  const auto p = kUpper.compose(std::vector<PrivacyEvent>{gaussian_event(1.0, 1)});
+  EXPECT_THROW(p->epsilon(0.0), ConfigError);
+  EXPECT_THROW(p->epsilon(1.0), ConfigError);
+  EXPECT_THROW(p->delta(-1.0), ConfigError);
+}
+
+TEST(NumericalPld, HardWindowKeepsBothBoundsValid) {
+  // A window far too narrow only loosens the bounds: the cut mass goes to +∞ (upper) or is
+  // rounded down (lower).
+  NumericalPldOptions o;
+  o.loss_min = -0.5;
+  o.loss_max = 2.0;
+  const std::vector<PrivacyEvent> ev{gaussian_event(2.0, 40)};  // μ = 5
+  const auto up = NumericalPldAccountant(PldRounding::pessimistic, o).compose_pld(ev);
+  const auto lo = NumericalPldAccountant(PldRounding::optimistic, o).compose_pld(ev);
+  for (double eps : {0.5, 1.5, 3.0}) {
+    EXPECT_GE(up->delta(eps), gaussian_delta(5.0, eps));
+    EXPECT_LE(lo->delta(eps), gaussian_delta(5.0, eps));
+  }
+  EXPECT_GT(up->directions().front().infinity_mass, 0.1);
+}
+
+}  // namespace
+}  // namespace dpmcmc
