@@ -4,7 +4,7 @@
 // R package (whose draws_array cannot hold ragged chains); stack_chains refuses ragged input
 // rather than silently truncating (which is what Stan's C++ analysis code does).
 //
-// Definitions follow posterior 1.6 (Vehtari, Gelman, Simpson, Carpenter, Bürkner 2021,
+// Definitions follow posterior ≥ 1.5 (Vehtari, Gelman, Simpson, Carpenter, Bürkner 2021,
 // "Rank-normalization, folding, and localization: an improved R-hat", Bayesian Analysis 16(2)).
 #pragma once
 

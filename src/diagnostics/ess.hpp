@@ -1,4 +1,4 @@
-// Effective sample sizes (Vehtari et al. 2021, Sections 3.2 and 4; posterior 1.6 .ess and the
+// Effective sample sizes (Vehtari et al. 2021, Sections 3.2 and 4; posterior ≥ 1.5 .ess and the
 // functions built on it). Input: draws × chains of one parameter (diagnostics/chains.hpp).
 // Every function returns NaN when a draw is non-finite, when there are fewer than 3 draws per
 // (split) chain, or when all draws are equal (posterior returns NA in these cases).
@@ -8,7 +8,7 @@
 
 namespace dpmcmc {
 
-// The multi-chain ESS of Vehtari et al. (2021) eq. (10)-(11), exactly as posterior's .ess, on
+// The multi-chain ESS of Vehtari et al. (2021, Section 3.2), exactly as posterior's .ess, on
 // the chains as given (no splitting, no rank normalisation):
 //   W = mean of the chains' N-denominator autocovariance at lag 0 times N/(N−1),
 //   var⁺ = W (N−1)/N + var(chain means) [the latter only for M > 1, denominator M−1],

@@ -1,4 +1,4 @@
-// Monte Carlo standard errors (posterior 1.6 mcse_mean, mcse_sd; CmdStan stansummary's MCSE).
+// Monte Carlo standard errors (posterior ≥ 1.5 mcse_mean, mcse_sd; CmdStan stansummary's MCSE).
 // Input: draws × chains of one parameter. NaN under the same conditions as the ESS.
 #pragma once
 

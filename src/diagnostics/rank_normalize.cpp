@@ -2,26 +2,25 @@
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
-#include <numeric>
+#include <utility>
 #include <vector>
 
 namespace dpmcmc {
 
 Mat average_ranks(const ChainDraws& draws) {
-  const Eigen::Index s = draws.size();
   Mat ranks(draws.rows(), draws.cols());
   const Mat x = draws;  // contiguous copy: entry i is x.data()[i]
-  std::vector<Eigen::Index> order(static_cast<std::size_t>(s));
-  std::iota(order.begin(), order.end(), Eigen::Index{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](Eigen::Index a, Eigen::Index b) { return x.data()[a] < x.data()[b]; });
+  // Sorting (value, position) pairs keeps the comparisons in cache; ties keep position order.
+  std::vector<std::pair<double, Eigen::Index>> order(static_cast<std::size_t>(x.size()));
+  for (Eigen::Index i = 0; i < x.size(); ++i) order[static_cast<std::size_t>(i)] = {x.data()[i], i};
+  std::sort(order.begin(), order.end());
   std::size_t i = 0;
   while (i < order.size()) {
     std::size_t j = i + 1;
-    while (j < order.size() && x.data()[order[j]] == x.data()[order[i]]) ++j;
+    while (j < order.size() && order[j].first == order[i].first) ++j;
     // Entries i … j−1 (0-based positions) are tied: ranks i+1 … j, average (i + 1 + j) / 2.
     const double rank = 0.5 * static_cast<double>(i + 1 + j);
-    for (std::size_t k = i; k < j; ++k) ranks.data()[order[k]] = rank;
+    for (std::size_t k = i; k < j; ++k) ranks.data()[order[k].second] = rank;
     i = j;
   }
   return ranks;

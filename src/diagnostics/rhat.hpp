@@ -1,4 +1,4 @@
-// Potential scale reduction R̂ (Vehtari et al. 2021; posterior 1.6 rhat, rhat_basic).
+// Potential scale reduction R̂ (Vehtari et al. 2021; posterior ≥ 1.5 rhat, rhat_basic).
 // Input: draws × chains of one parameter. NaN when a draw is non-finite or all draws are equal.
 #pragma once
 

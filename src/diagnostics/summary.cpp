@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "core/error.hpp"
 #include "diagnostics/ess.hpp"
 #include "diagnostics/mcse.hpp"
 #include "diagnostics/quantile.hpp"
+#include "diagnostics/rank_normalize.hpp"
 #include "diagnostics/rhat.hpp"
 
 namespace dpmcmc {
@@ -27,9 +29,16 @@ ParameterSummary summarize_parameter(std::string name, const ChainDraws& draws) 
   p.q5 = q(0);
   p.q50 = q(1);
   p.q95 = q(2);
-  p.ess_bulk = ess_bulk(draws);
   p.ess_tail = ess_tail(draws);
-  p.rhat = rhat(draws);
+  if (all_finite(draws) && !is_constant(draws)) {
+    // ess_bulk and rhat_bulk share the rank-normalised split chains; compute them once.
+    const Mat z = z_scale(split_chains(draws));
+    p.ess_bulk = ess_geyer(z);
+    const double bulk = rhat_classic(z), tail = rhat_tail(draws);
+    p.rhat = std::isnan(bulk) || std::isnan(tail) ? std::nan("") : std::max(bulk, tail);
+  } else {
+    p.ess_bulk = p.rhat = std::numeric_limits<double>::quiet_NaN();
+  }
   p.n_eff = stansummary_ess(draws);
   p.rhat_basic = rhat_basic(draws, true);
   return p;
@@ -82,8 +91,11 @@ std::string count(double v) {
   return fmt::format("{:.0f}", v);
 }
 
+// R̂ near 1 with three decimals (the 1.01 threshold must be readable); absurd values, such as
+// those of chains that are constant within each half, in exponent form.
 std::string ratio(double v) {
   if (std::isnan(v)) return "nan";
+  if (std::abs(v) >= 1e3) return fmt::format("{:.3g}", v);
   return fmt::format("{:.3f}", v);
 }
 

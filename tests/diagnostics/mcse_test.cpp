@@ -49,13 +49,16 @@ TEST(Mcse, CalibratedForAutocorrelatedDraws) {
 }
 
 // Closed forms for large iid Gaussian samples: MCSE(mean) = σ/√S and MCSE(sd) ≈ σ/√(2S)
-// (var of s² is 2σ⁴/S for a Gaussian, delta method). The ESS estimate of white noise has a
-// relative sd ≈ 1% at S = 40000 and the kurtosis estimate ≈ 1%: 5% is > 4 sd.
+// (var of s² is 2σ⁴/S for a Gaussian, delta method). Spread of the estimates at S = 40000: the
+// ESS of white noise has relative sd 1.5% (pre-study in ess_test), so MCSE ∝ ESS^(−1/2) varies
+// by 0.8%; mcse_sd also estimates the fourth moment, m4 − m2² = 2σ⁴ with relative sd
+// √((105 − 9)/S)/2 = 2.4%, i.e. 1.2% after the square root: 1.5% in all. Tolerances: 5% for
+// the means (> 6 sd), 6% for the sd (4 sd).
 TEST(Mcse, IndependentGaussianClosedForms) {
   Rng rng = make_rng(51, 0);
   const Mat x = testing::ar1_chains(rng, 10000, 4, 0.0, 1.0, 2.0);  // σ = 2
   EXPECT_NEAR(mcse_mean(x) / (2.0 / std::sqrt(40000.0)), 1.0, 0.05);
-  EXPECT_NEAR(mcse_sd(x) / (2.0 / std::sqrt(2.0 * 40000.0)), 1.0, 0.05);
+  EXPECT_NEAR(mcse_sd(x) / (2.0 / std::sqrt(2.0 * 40000.0)), 1.0, 0.06);
   EXPECT_NEAR(stansummary_mcse(x) / (2.0 / std::sqrt(40000.0)), 1.0, 0.05);
 }
 
