@@ -38,6 +38,12 @@ class Kernel {
   // One transition from the current position. Writes one value per extra_columns() into extras.
   virtual TransitionInfo transition(Rng& rng, std::span<double> extras) = 0;
   virtual const Vec& position() const = 0;
+
+  // True when the kernel can make no further transition — a private kernel whose privacy budget
+  // would be exceeded by one more release. The runner asks before every transition and stops the
+  // chain cleanly (keeping its draws, status budget_exhausted) rather than release beyond it
+  // (DESIGN.md §1). Non-private kernels never run out.
+  virtual bool exhausted() const { return false; }
 };
 
 }  // namespace dpmcmc

@@ -1,0 +1,61 @@
+#include "run/csv_draw_sink.hpp"
+
+#include <fmt/core.h>
+
+#include "core/error.hpp"
+
+namespace dpmcmc {
+
+CsvDrawSink::CsvDrawSink(std::filesystem::path path, StanCsvLayout layout)
+    : path_(std::move(path)), layout_(std::move(layout)) {
+  // Open now, on the calling thread, so an unwritable output fails before any chain runs.
+  writer_.emplace(path_, layout_);
+  start_ = warmup_end_ = Clock::now();
+}
+
+void CsvDrawSink::header(const std::vector<std::string>& columns) {
+  const std::size_t expected = 2 + layout_.sampler_columns.size() + layout_.param_names.size();
+  if (columns.size() != expected) {
+    throw SoftwareError(fmt::format("CsvDrawSink: runner has {} columns, layout {}",
+                                    columns.size(), expected));
+  }
+  start_ = warmup_end_ = Clock::now();
+}
+
+void CsvDrawSink::row(std::span<const double> values) {
+  const std::size_t ns = layout_.sampler_columns.size();
+  const auto sampler = values.subspan(2, ns);
+  const auto params = values.subspan(2 + ns);
+  if (sampling_) {
+    writer_->write_draw(values[0], values[1], sampler, params);
+  } else {
+    writer_->write_warmup_draw(values[0], values[1], sampler, params);
+  }
+}
+
+void CsvDrawSink::end_warmup() {
+  sampling_ = true;
+  warmup_end_ = Clock::now();
+}
+
+void CsvDrawSink::finish(const ChainEnd& end) {
+  const auto now = Clock::now();
+  StanCsvTiming timing;
+  if (sampling_) {
+    timing.warmup_seconds = std::chrono::duration<double>(warmup_end_ - start_).count();
+    timing.sampling_seconds = std::chrono::duration<double>(now - warmup_end_).count();
+  } else {
+    timing.warmup_seconds = std::chrono::duration<double>(now - start_).count();
+  }
+  if (end.status == ChainStatus::completed) {
+    writer_->finish(timing);
+    return;
+  }
+  const std::size_t total = end.warmup_planned + end.samples_planned;
+  const std::size_t done = end.warmup_done + end.samples_done;
+  std::string reason = to_string(end.status);
+  if (!end.message.empty()) reason += ": " + end.message;
+  writer_->finish_interrupted(done, total, reason, timing);
+}
+
+}  // namespace dpmcmc

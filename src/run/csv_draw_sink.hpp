@@ -1,0 +1,36 @@
+// Adapts the runner's DrawSink callbacks to a Stan CSV file per chain (io/stan_csv_writer.hpp):
+// splits each row into lp__, accept_stat__, sampler columns and parameters, times the two
+// phases, and marks the file complete or partial when the chain ends.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "io/stan_csv_writer.hpp"
+#include "run/draw_sink.hpp"
+
+namespace dpmcmc {
+
+class CsvDrawSink final : public DrawSink {
+ public:
+  // `layout` must list the kernel's sampler columns and the parameter names in the runner's
+  // column order (lp__, accept_stat__, sampler columns, parameters).
+  CsvDrawSink(std::filesystem::path path, StanCsvLayout layout);
+
+  void header(const std::vector<std::string>& columns) override;
+  void row(std::span<const double> values) override;
+  void end_warmup() override;
+  void finish(const ChainEnd& end) override;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::filesystem::path path_;
+  StanCsvLayout layout_;
+  std::optional<StanCsvWriter> writer_;
+  bool sampling_ = false;
+  Clock::time_point start_, warmup_end_;
+};
+
+}  // namespace dpmcmc

@@ -1,0 +1,328 @@
+#include "run/runner.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "run/interrupt.hpp"
+#include "run/progress.hpp"
+#include "run/start_points.hpp"
+
+namespace dpmcmc {
+
+double ChainResult::acceptance_rate() const {
+  return samples_done == 0 ? std::numeric_limits<double>::quiet_NaN()
+                           : static_cast<double>(samples_accepted) / samples_done;
+}
+
+double ChainResult::warmup_acceptance_rate() const {
+  return warmup_done == 0 ? std::numeric_limits<double>::quiet_NaN()
+                          : static_cast<double>(warmup_accepted) / warmup_done;
+}
+
+bool RunResult::complete() const {
+  return std::all_of(chains.begin(), chains.end(),
+                     [](const ChainResult& c) { return c.status == ChainStatus::completed; });
+}
+
+Mat RunResult::param_draws(std::size_t chain_index) const {
+  const Mat& d = chains.at(chain_index).draws;
+  return d.rightCols(d.cols() - first_param_column);
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::size_t kept_rows(std::size_t iterations, std::size_t thin) {
+  return iterations / thin + (iterations % thin != 0 ? 1 : 0);
+}
+
+struct ChainJob {
+  int index = 0;
+  int id = 0;
+  ChainPlan plan;
+  std::unique_ptr<Kernel> kernel;
+  std::unique_ptr<DrawSink> sink;
+  ChainResult result;
+  std::exception_ptr error;
+  std::atomic<std::size_t> done{0};  // transitions completed, for the progress line
+};
+
+// Everything that can end the chains early.
+struct StopState {
+  bool watch_sigint = false;
+  const std::atomic<bool>* external = nullptr;
+  std::atomic<bool> failure{false};  // a chain threw: stop the others
+
+  bool failed() const { return failure.load(std::memory_order_relaxed); }
+  bool requested() const {
+    return (watch_sigint && interrupt_requested()) ||
+           (external != nullptr && external->load(std::memory_order_relaxed)) || failed();
+  }
+};
+
+void validate(const RunConfig& config) {
+  if (config.chains < 1) {
+    throw ConfigError(fmt::format("chains: got {}, expected at least 1", config.chains));
+  }
+  if (config.first_chain < 0) {
+    throw ConfigError(fmt::format("first chain id: got {}, expected >= 0", config.first_chain));
+  }
+  if (config.thin < 1) throw ConfigError("thin: got 0, expected at least 1");
+  if (config.threads < 0) {
+    throw ConfigError(
+        fmt::format("threads: got {}, expected >= 1 (or 0 for all cores)", config.threads));
+  }
+  if (!config.per_chain.empty() &&
+      config.per_chain.size() != static_cast<std::size_t>(config.chains)) {
+    throw ConfigError(fmt::format("per-chain iteration plan: {} entries for {} chains",
+                                  config.per_chain.size(), config.chains));
+  }
+}
+
+void run_one_chain(ChainJob& job, const RunConfig& config, const std::vector<std::string>& columns,
+                   int extras, StopState& stop) {
+  const auto t0 = Clock::now();
+  ChainResult& r = job.result;
+  DrawSink null_sink;
+  DrawSink& sink = job.sink ? *job.sink : null_sink;
+  Kernel& kernel = *job.kernel;
+  const int dim = kernel.dim();
+  const auto ncols = static_cast<Eigen::Index>(columns.size());
+  std::size_t rows_written = 0;
+  bool started = false;
+
+  try {
+    sink.header(columns);
+    if (stop.requested()) {
+      r.status = ChainStatus::interrupted;
+    } else {
+      r.start = starting_point(config.init, dim, config.seed, job.id, job.index);
+      kernel.init(r.start);
+      started = true;
+      Rng rng = make_rng(config.seed, static_cast<std::uint64_t>(job.id));
+      std::vector<double> row(columns.size());
+      const std::span<double> extra_span(row.data() + 2, static_cast<std::size_t>(extras));
+      r.warmup_draws.resize(config.save_warmup
+                                ? static_cast<Eigen::Index>(kept_rows(job.plan.warmup, config.thin))
+                                : 0,
+                            ncols);
+      r.draws.resize(static_cast<Eigen::Index>(kept_rows(job.plan.samples, config.thin)), ncols);
+      Eigen::Index warmup_rows = 0, sample_rows = 0;
+
+      // Runs one phase; returns false when the chain must stop.
+      auto phase = [&](bool warmup) {
+        const std::size_t n = warmup ? job.plan.warmup : job.plan.samples;
+        std::size_t& done = warmup ? r.warmup_done : r.samples_done;
+        std::size_t& accepted = warmup ? r.warmup_accepted : r.samples_accepted;
+        Mat& store = warmup ? r.warmup_draws : r.draws;
+        Eigen::Index& stored = warmup ? warmup_rows : sample_rows;
+        const bool keep = !warmup || config.save_warmup;
+        for (std::size_t i = 0; i < n; ++i) {
+          if (stop.requested()) {
+            r.status = ChainStatus::interrupted;
+            return false;
+          }
+          if (kernel.exhausted()) {
+            r.status = ChainStatus::budget_exhausted;
+            return false;
+          }
+          const TransitionInfo info = kernel.transition(rng, extra_span);
+          ++done;
+          if (info.accepted) ++accepted;
+          job.done.fetch_add(1, std::memory_order_relaxed);
+          if (keep && i % config.thin == 0) {
+            row[0] = info.log_density;
+            row[1] = info.accept_stat;
+            const Vec& theta = kernel.position();
+            std::copy(theta.data(), theta.data() + dim, row.begin() + 2 + extras);
+            store.row(stored++) = Eigen::Map<const Eigen::RowVectorXd>(row.data(), ncols);
+            sink.row(row);
+            ++rows_written;
+          }
+        }
+        return true;
+      };
+
+      if (phase(true)) {
+        sink.end_warmup();
+        if (phase(false)) r.status = ChainStatus::completed;
+      }
+      r.warmup_draws.conservativeResize(warmup_rows, ncols);
+      r.draws.conservativeResize(sample_rows, ncols);
+    }
+  } catch (const std::exception& e) {
+    r.status = ChainStatus::failed;
+    r.message = e.what();
+    job.error = std::current_exception();
+    stop.failure.store(true);
+  }
+  if (started) r.final_position = kernel.position();
+  r.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+
+  ChainEnd end;
+  end.chain = job.id;
+  end.status = r.status;
+  end.warmup_planned = r.warmup_planned;
+  end.samples_planned = r.samples_planned;
+  end.warmup_done = r.warmup_done;
+  end.samples_done = r.samples_done;
+  end.rows_written = rows_written;
+  end.wall_seconds = r.wall_seconds;
+  end.message = r.message;
+  try {
+    sink.finish(end);
+  } catch (const std::exception& e) {
+    if (!job.error) {
+      r.status = ChainStatus::failed;
+      r.message = e.what();
+      job.error = std::current_exception();
+      stop.failure.store(true);
+    }
+  }
+}
+
+// Rethrows a chain's error with the chain id in front, keeping its class (and so its exit code).
+[[noreturn]] void rethrow_for_chain(const std::exception_ptr& error, int chain) {
+  const std::string prefix = fmt::format("chain {}: ", chain);
+  try {
+    std::rethrow_exception(error);
+  } catch (const UsageError& e) {
+    throw UsageError(prefix + e.what());
+  } catch (const DataError& e) {
+    throw DataError(prefix + e.what());
+  } catch (const NoInputError& e) {
+    throw NoInputError(prefix + e.what());
+  } catch (const ConfigError& e) {
+    throw ConfigError(prefix + e.what());
+  } catch (const OutputError& e) {
+    throw OutputError(prefix + e.what());
+  } catch (const SoftwareError& e) {
+    throw SoftwareError(prefix + e.what());
+  } catch (const Error& e) {
+    throw Error(e.code(), prefix + e.what());
+  } catch (const std::exception& e) {
+    throw SoftwareError(prefix + "internal error: " + e.what());
+  }
+}
+
+}  // namespace
+
+RunResult run_chains(const KernelFactory& kernels, const std::vector<std::string>& param_names,
+                     const RunConfig& config, const RunCallbacks& callbacks) {
+  const auto t0 = Clock::now();
+  validate(config);
+  if (!kernels) throw SoftwareError("run_chains: no kernel factory");
+
+  // Build every chain's kernel and sink on this thread, in chain order.
+  std::vector<std::unique_ptr<ChainJob>> jobs;
+  for (int i = 0; i < config.chains; ++i) {
+    auto job = std::make_unique<ChainJob>();
+    job->index = i;
+    job->id = config.first_chain + i;
+    job->plan = config.per_chain.empty() ? ChainPlan{config.warmup, config.samples}
+                                         : config.per_chain[static_cast<std::size_t>(i)];
+    job->kernel = kernels(job->id);
+    if (!job->kernel)
+      throw SoftwareError(fmt::format("kernel factory gave no kernel for chain {}", job->id));
+    job->result.chain = job->id;
+    job->result.warmup_planned = job->plan.warmup;
+    job->result.samples_planned = job->plan.samples;
+    jobs.push_back(std::move(job));
+  }
+  const Kernel& first = *jobs.front()->kernel;
+  const int dim = first.dim();
+  const std::vector<std::string> extra = first.extra_columns();
+  for (const auto& job : jobs) {
+    if (job->kernel->dim() != dim || job->kernel->extra_columns() != extra) {
+      throw SoftwareError("kernel factory built chains with different dimensions or columns");
+    }
+  }
+  if (param_names.size() != static_cast<std::size_t>(dim)) {
+    throw SoftwareError(fmt::format("run_chains: {} parameter names for a kernel of dimension {}",
+                                    param_names.size(), dim));
+  }
+  validate_init(config.init, dim, config.chains);
+  if (callbacks.make_sink) {
+    for (auto& job : jobs) job->sink = callbacks.make_sink(job->id);
+  }
+
+  RunResult result;
+  result.columns = {"lp__", "accept_stat__"};
+  result.columns.insert(result.columns.end(), extra.begin(), extra.end());
+  result.first_param_column = static_cast<int>(result.columns.size());
+  result.columns.insert(result.columns.end(), param_names.begin(), param_names.end());
+  result.seed = config.seed;
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  result.threads = std::min(config.threads == 0 ? cores : config.threads, config.chains);
+
+  std::size_t planned = 0;
+  for (const auto& job : jobs) planned += job->plan.warmup + job->plan.samples;
+
+  StopState stop;
+  stop.watch_sigint = config.handle_sigint;
+  stop.external = config.stop;
+  std::optional<InterruptGuard> guard;
+  if (config.handle_sigint) guard.emplace();
+
+  std::atomic<int> next{0};
+  std::atomic<int> finished{0};
+  std::mutex mutex;
+  std::condition_variable all_done;
+  auto worker = [&] {
+    for (;;) {
+      const int i = next.fetch_add(1);
+      if (i >= config.chains) return;
+      run_one_chain(*jobs[static_cast<std::size_t>(i)], config, result.columns,
+                    static_cast<int>(extra.size()), stop);
+      {
+        std::lock_guard lock(mutex);
+        finished.fetch_add(1);
+      }
+      all_done.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < result.threads; ++t) pool.emplace_back(worker);
+
+  // This thread draws the progress line (if any) while the workers run.
+  std::optional<ProgressLine> progress;
+  if (progress_enabled(config.progress)) progress.emplace(stderr, planned, config.chains);
+  auto total_done = [&] {
+    std::size_t s = 0;
+    for (const auto& job : jobs) s += job->done.load(std::memory_order_relaxed);
+    return s;
+  };
+  {
+    std::unique_lock lock(mutex);
+    while (!all_done.wait_for(lock, std::chrono::milliseconds(250),
+                              [&] { return finished.load() == config.chains; })) {
+      if (progress) progress->update(total_done(), finished.load());
+    }
+  }
+  for (auto& t : pool) t.join();
+  guard.reset();
+
+  for (auto& job : jobs) {
+    if (job->result.status == ChainStatus::interrupted) result.interrupted = true;
+    result.chains.push_back(std::move(job->result));
+  }
+  if (progress) progress->finish(total_done(), finished.load(), result.interrupted);
+  for (const auto& job : jobs) {
+    if (job->error) rethrow_for_chain(job->error, job->id);
+  }
+  result.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return result;
+}
+
+}  // namespace dpmcmc

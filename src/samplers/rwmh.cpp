@@ -1,0 +1,64 @@
+#include "samplers/rwmh.hpp"
+
+#include <fmt/format.h>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "models/posterior.hpp"
+#include "samplers/start_check.hpp"
+
+namespace dpmcmc {
+
+namespace {
+constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
+
+RwmhKernel::RwmhKernel(int dim, LogDensityFn log_density, RwmhConfig config, AcceptRule rule)
+    : dim_(dim), log_density_(std::move(log_density)), rule_(std::move(rule)) {
+  if (dim_ < 1) throw ConfigError(fmt::format("rwmh: dimension must be at least 1, got {}", dim_));
+  if (!rule_) throw SoftwareError("rwmh: no accept rule given");
+  scale_ = broadcast_positive(config.scale, dim_, "rwmh proposal scale");
+  theta_ = Vec::Zero(dim_);
+  proposal_ = Vec::Zero(dim_);
+}
+
+void RwmhKernel::init(const Vec& theta0) {
+  check_start(theta0, dim_, "rwmh");
+  const double lp = log_density_ ? log_density_(theta0) : kUnknown;
+  check_start_density(lp, theta0, "rwmh", static_cast<bool>(log_density_));
+  theta_ = theta0;
+  lp_ = lp;
+  initialised_ = true;
+}
+
+TransitionInfo RwmhKernel::transition(Rng& rng, std::span<double> /*extras*/) {
+  if (!initialised_) throw SoftwareError("rwmh: transition() before init()");
+  for (int j = 0; j < dim_; ++j) proposal_[j] = theta_[j] + scale_[j] * rng.normal();
+  TransitionInfo info;
+  if (!proposal_.allFinite()) {  // an overflowing step: no rule may move there
+    info.log_density = lp_;
+    return info;
+  }
+  const double lp_new = log_density_ ? log_density_(proposal_) : kUnknown;
+  // The random walk is symmetric: q(θ | θ′) = q(θ′ | θ), no correction.
+  const AcceptDecision d = rule_(MoveProposal{theta_, proposal_, lp_, lp_new, 0.0}, rng);
+  info.accept_stat = d.accept_stat;
+  if (d.accept) {
+    theta_.swap(proposal_);
+    lp_ = lp_new;
+    info.accepted = true;
+  }
+  info.log_density = lp_;
+  return info;
+}
+
+std::unique_ptr<Kernel> make_rwmh(const Model& model, const Dataset& data, RwmhConfig config,
+                                  AcceptRule rule) {
+  auto posterior = std::make_shared<Posterior>(model, data);
+  return std::make_unique<RwmhKernel>(
+      model.dim(), [posterior](const Vec& theta) { return posterior->log_density(theta); },
+      std::move(config), std::move(rule));
+}
+
+}  // namespace dpmcmc

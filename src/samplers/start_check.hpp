@@ -1,0 +1,23 @@
+// Validation shared by the kernels: configuration vectors and starting points. Messages name
+// the option and what was expected (DESIGN.md §6).
+#pragma once
+
+#include <string>
+
+#include "core/types.hpp"
+
+namespace dpmcmc {
+
+// A per-component option given with size 1 (broadcast) or dim, every entry finite and > 0.
+// Throws ConfigError naming `option` otherwise.
+Vec broadcast_positive(const Vec& value, int dim, const std::string& option);
+
+// θ0 of size dim with finite entries, else ConfigError naming `kernel`.
+void check_start(const Vec& theta0, int dim, const std::string& kernel);
+
+// A known log density at the start must be finite (−∞ means a start outside the support, NaN a
+// broken model). NaN is accepted only when `known` is false (private kernels).
+void check_start_density(double log_density, const Vec& theta0, const std::string& kernel,
+                         bool known = true);
+
+}  // namespace dpmcmc
