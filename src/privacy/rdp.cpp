@@ -223,28 +223,37 @@ double rdp_wbk_subsampled_gaussian(double alpha, double q, double z) {
 
 namespace {
 
-// log g(r) with g(r) = r^α + r^{1−α} − r − 1 and r = 1 + u, u ≥ 0 (g ≥ 0, g(1) = g'(1) = 0).
-double log_g(double alpha, double u) {
-  if (u <= 0.0) return -kInf;
-  if (u * alpha < 0.25 && u < 0.25) {
-    // g = Σ_{k≥2} [C(α,k) + C(1−α,k)] u^k: no cancellation for small u.
-    double ca = alpha * (alpha - 1.0) / 2.0, cb = (1.0 - alpha) * (-alpha) / 2.0;
-    double uk = u * u, sum = 0.0;
-    for (int k = 2; k < 200; ++k) {
-      const double term = (ca + cb) * uk;
-      sum += term;
-      if (std::abs(term) <= 1e-18 * std::abs(sum)) break;
-      ca *= (alpha - k) / (k + 1.0);
-      cb *= (1.0 - alpha - k) / (k + 1.0);
-      uk *= u;
+// log g(r) with g(r) = r^α + r^{1−α} − r − 1 and r = 1 + q·expm1(v), v ≥ 0 (g ≥ 0,
+// g(1) = g'(1) = 0); log r is formed without overflow for large v.
+double log_g(double alpha, double q, double v) {
+  if (v <= 0.0) return -kInf;
+  double lr;  // log r
+  if (v < 700.0) {
+    const double u = q * std::expm1(v);
+    if (u * alpha < 0.25 && u < 0.25) {
+      // g = Σ_{k≥2} [C(α,k) + C(1−α,k)] u^k: no cancellation for small u.
+      double ca = alpha * (alpha - 1.0) / 2.0, cb = (1.0 - alpha) * (-alpha) / 2.0;
+      double uk = u * u, sum = 0.0;
+      for (int k = 2; k < 200; ++k) {
+        const double term = (ca + cb) * uk;
+        sum += term;
+        if (std::abs(term) <= 1e-18 * std::abs(sum)) break;
+        ca *= (alpha - k) / (k + 1.0);
+        cb *= (1.0 - alpha - k) / (k + 1.0);
+        uk *= u;
+      }
+      return std::log(sum);
     }
-    return std::log(sum);
+    lr = std::log1p(u);
+  } else {
+    lr = std::log(q) + v + std::log1p((1.0 - q) / q * std::exp(-v));
   }
-  const double lr = std::log1p(u);
-  const double big = alpha * lr;                                       // log r^α
-  const double rest = std::exp((1.0 - alpha) * lr) - (1.0 + u) - 1.0;  // ∈ [−(r+1), 0]
-  if (big < 600.0) return std::log(std::exp(big) + rest);
-  return big + std::log1p(rest * std::exp(-big));
+  const double big = alpha * lr;  // log r^α
+  if (big < 600.0)
+    return std::log(std::exp(big) + std::exp((1.0 - alpha) * lr) - std::exp(lr) - 1.0);
+  // g / r^α = 1 + r^{1−2α} − r^{1−α} − r^{−α}, the last three tiny.
+  return big + std::log1p(std::exp((1.0 - 2.0 * alpha) * lr) - std::exp((1.0 - alpha) * lr) -
+                          std::exp(-big));
 }
 
 }  // namespace
@@ -258,14 +267,12 @@ double rdp_wor_subsampled_gaussian(double alpha, double q, double z) {
   const double inv2z2 = 1.0 / (2.0 * z * z);
   const double log_norm = -std::log(z * std::sqrt(2.0 * std::numbers::pi));
   auto log_f = [&](double x) {
-    const double v = (2.0 * x - 1.0) * inv2z2;
-    const double u = q * std::expm1(v);
-    return log_norm - x * x * inv2z2 + log_g(alpha, u);
+    return log_norm - x * x * inv2z2 + log_g(alpha, q, (2.0 * x - 1.0) * inv2z2);
   };
   // The log-integrand rises from −∞ at x = 1/2 to a peak near max(2, α) and then falls like a
   // Gaussian of sd z; locate the peak on a coarse grid, then refine it (Brent).
   const double x_right = std::max(2.0, alpha) + 4.0 + 10.0 * z;
-  constexpr int kGrid = 400;
+  constexpr int kGrid = 128;
   double best_x = 0.5, best = -kInf;
   for (int k = 1; k <= kGrid; ++k) {
     const double x = 0.5 + (x_right - 0.5) * k / kGrid;
@@ -285,10 +292,12 @@ double rdp_wor_subsampled_gaussian(double alpha, double q, double z) {
   using GK = boost::math::quadrature::gauss_kronrod<double, 61>;
   // Beyond peak + 40z + 40 the integrand is below e^{-800} of its peak.
   const double x_end = peak_x + 40.0 * z + 40.0;
-  double integral = GK::integrate(scaled, 0.5, peak_x, 20, 1e-13) +
-                    GK::integrate(scaled, peak_x, x_end, 20, 1e-13);
-  // Quadrature error is ~1e-13 relative; inflate by 1e-12 to stay on the safe side.
-  integral *= 1.0 + 1e-12;
+  double err_left = 0.0, err_right = 0.0;
+  double integral = GK::integrate(scaled, 0.5, peak_x, 12, 1e-12, &err_left) +
+                    GK::integrate(scaled, peak_x, x_end, 12, 1e-12, &err_right);
+  // Add the quadrature's absolute error estimates (and 1e-14 relative for rounding) on the
+  // safe side.
+  integral += err_left + err_right + 1e-14 * integral;
   const double log_i = peak + std::log(integral);
   return log1p_exp(log_i) / (alpha - 1.0);
 }

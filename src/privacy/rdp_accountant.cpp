@@ -32,7 +32,19 @@ double rdp_of_release(const GaussianReleaseGroup& g, double alpha, WorRdpBound w
 }
 
 RdpProfile::RdpProfile(std::vector<GaussianReleaseGroup> groups, RdpOptions options)
-    : groups_(std::move(groups)), options_(std::move(options)) {}
+    : groups_(std::move(groups)), options_(std::move(options)), grid_(options_.orders) {
+  std::sort(grid_.begin(), grid_.end());
+  grid_values_.reserve(grid_.size());
+  for (double a : grid_) grid_values_.push_back(rdp(a));
+}
+
+double RdpProfile::curve(double alpha) const {
+  const auto it = std::lower_bound(grid_.begin(), grid_.end(), alpha);
+  if (it != grid_.end() && *it == alpha) {
+    return grid_values_[static_cast<std::size_t>(it - grid_.begin())];
+  }
+  return rdp(alpha);
+}
 
 double RdpProfile::rdp(double alpha) const {
   double total = 0.0;
@@ -47,7 +59,7 @@ RdpOptimum RdpProfile::epsilon_at(double delta) const {
     rdp_to_epsilon(2.0, 0.0, delta, options_.conversion);  // validates δ
     return {0.0, 0.0};
   }
-  return rdp_curve_epsilon([this](double a) { return rdp(a); }, options_.orders, delta,
+  return rdp_curve_epsilon([this](double a) { return curve(a); }, options_.orders, delta,
                            options_.conversion, options_.refine);
 }
 
@@ -56,7 +68,7 @@ RdpOptimum RdpProfile::delta_at(double epsilon) const {
     rdp_to_log_delta(2.0, 0.0, epsilon, options_.conversion);  // validates ε
     return {0.0, 0.0};
   }
-  return rdp_curve_delta([this](double a) { return rdp(a); }, options_.orders, epsilon,
+  return rdp_curve_delta([this](double a) { return curve(a); }, options_.orders, epsilon,
                          options_.conversion, options_.refine);
 }
 

@@ -46,8 +46,12 @@ class RdpProfile : public PrivacyProfile {
   const RdpOptions& options() const { return options_; }
 
  private:
+  double curve(double alpha) const;  // rdp(), from the cache at the grid orders
+
   std::vector<GaussianReleaseGroup> groups_;
   RdpOptions options_;
+  std::vector<double> grid_;         // sorted options_.orders
+  std::vector<double> grid_values_;  // rdp() at grid_, computed once
 };
 
 class RdpAccountant : public Accountant {

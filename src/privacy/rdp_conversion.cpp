@@ -81,7 +81,7 @@ double rdp_to_log_delta(double alpha, double rdp, double epsilon, RdpConversion 
 }
 
 std::vector<double> default_rdp_orders() {
-  std::vector<double> o{1.1, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75};
+  std::vector<double> o{1.01, 1.02, 1.05, 1.1, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75};
   for (double a = 3.0; a <= 8.0; a += 0.5) o.push_back(a);
   for (double a = 9.0; a <= 32.0; a += 1.0) o.push_back(a);
   for (double a : {36., 40., 48., 56., 64., 80., 96., 112., 128., 160., 192., 256., 320., 384.,

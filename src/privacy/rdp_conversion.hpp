@@ -26,10 +26,11 @@ double rdp_to_epsilon(double alpha, double rdp, double delta, RdpConversion conv
 //   improved:  ln δ = (α−1)(R − ε) + (α−1) ln(α−1) − α ln α.
 double rdp_to_log_delta(double alpha, double rdp, double epsilon, RdpConversion conversion);
 
-// The default order grid: 1.1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 2.75, 3, 3.5, …, 8 (step 0.5),
-// 9, …, 32 (step 1), 36, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 256, 320, 384, 512, 768,
-// 1024. Fractional orders near 1 serve large ε (few compositions, large q); orders up to 1024
-// serve tiny δ with small noise. Between grid points the continuous refinement finds the optimum.
+// The default order grid: 1.01, 1.02, 1.05, 1.1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 2.75, 3, 3.5, …, 8
+// (step 0.5), 9, …, 32 (step 1), 36, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 256, 320, 384,
+// 512, 768, 1024. Fractional orders near 1 serve large ε (few compositions, large q); orders up to
+// 1024 serve tiny δ with small noise. Between grid points the continuous refinement finds the
+// optimum.
 std::vector<double> default_rdp_orders();
 
 struct RdpOptimum {
