@@ -1,21 +1,44 @@
 #include "cli/app.hpp"
 
+#include <fmt/core.h>
 #include <CLI/CLI.hpp>
 #include <exception>
-#include <fmt/core.h>
 
+#include "cli/commands.hpp"
+#include "cli/config_file.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 
 namespace dpmcmc::cli {
 
 int run(int argc, char** argv) {
-  CLI::App app{"dpmcmc: Bayesian inference under differential privacy"};
-  app.require_subcommand(1);
+  CLI::App app{
+      "dpmcmc: Bayesian inference (MCMC) on sensitive data under differential privacy.\n"
+      "Run `dpmcmc COMMAND --help` for the options of a command."};
+  app.require_subcommand(1, 1);
+  app.set_version_flag("--version", "dpmcmc 0.1.0");
+  add_models_command(app);
+  add_simulate_command(app);
+  add_sample_command(app);
+  add_summary_command(app);
+  set_command_line(argc, argv);
   try {
-    app.parse(argc, argv);
+    // --config files become ordinary arguments first (cli/config_file.hpp).
+    std::vector<std::string> args =
+        expand_config_files(std::vector<std::string>(argv, argv + argc));
+    std::vector<char*> expanded;
+    for (auto& a : args) expanded.push_back(a.data());
+    app.parse(static_cast<int>(expanded.size()), expanded.data());
   } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" with exit code 0; the rest are usage errors (EX_USAGE).
     const int code = app.exit(e);
     return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+  } catch (const Error& e) {
+    fmt::print(stderr, "dpmcmc: error: {}\n", e.what());
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "dpmcmc: internal error: {}\n", e.what());
+    return static_cast<int>(ExitCode::software);
   }
   return 0;
 }

@@ -10,13 +10,14 @@ namespace dpmcmc {
 
 enum class ExitCode : int {
   ok = 0,
-  usage = 64,      // EX_USAGE: bad command-line option or value
-  data = 65,       // EX_DATAERR: malformed input data
-  no_input = 66,   // EX_NOINPUT: input file missing or unreadable
-  software = 70,   // EX_SOFTWARE: internal error (a bug)
-  cant_create = 73,  // EX_CANTCREAT: output cannot be written
-  io = 74,         // EX_IOERR
-  config = 78,     // EX_CONFIG: bad configuration (file or parameter combination)
+  usage = 64,         // EX_USAGE: bad command-line option or value
+  data = 65,          // EX_DATAERR: malformed input data
+  no_input = 66,      // EX_NOINPUT: input file missing or unreadable
+  software = 70,      // EX_SOFTWARE: internal error (a bug)
+  cant_create = 73,   // EX_CANTCREAT: output cannot be written
+  io = 74,            // EX_IOERR
+  config = 78,        // EX_CONFIG: bad configuration (file or parameter combination)
+  interrupted = 130,  // 128 + SIGINT, the shell's convention: stopped by Ctrl-C, output partial
 };
 
 class Error : public std::runtime_error {
@@ -42,6 +43,9 @@ struct ConfigError : Error {
 };
 struct OutputError : Error {
   explicit OutputError(const std::string& m) : Error(ExitCode::cant_create, m) {}
+};
+struct InterruptedRun : Error {
+  InterruptedRun() : Error(ExitCode::interrupted, "interrupted: the output is valid but partial") {}
 };
 struct SoftwareError : Error {
   explicit SoftwareError(const std::string& m) : Error(ExitCode::software, m) {}

@@ -16,8 +16,8 @@ CsvDrawSink::CsvDrawSink(std::filesystem::path path, StanCsvLayout layout)
 void CsvDrawSink::header(const std::vector<std::string>& columns) {
   const std::size_t expected = 2 + layout_.sampler_columns.size() + layout_.param_names.size();
   if (columns.size() != expected) {
-    throw SoftwareError(fmt::format("CsvDrawSink: runner has {} columns, layout {}",
-                                    columns.size(), expected));
+    throw SoftwareError(
+        fmt::format("CsvDrawSink: runner has {} columns, layout {}", columns.size(), expected));
   }
   start_ = warmup_end_ = Clock::now();
 }

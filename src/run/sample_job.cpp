@@ -26,7 +26,8 @@ Vec vector_param(const json& value, const std::string& sampler, const std::strin
     for (int i = 0; i < dim; ++i) v(i) = value[static_cast<std::size_t>(i)].get<double>();
     return v;
   }
-  throw UsageError(fmt::format("sampler '{}': '{}' must be a number or {} numbers", sampler, key, dim));
+  throw UsageError(
+      fmt::format("sampler '{}': '{}' must be a number or {} numbers", sampler, key, dim));
 }
 
 double number_param(const json& params, const std::string& sampler, const std::string& key) {
@@ -71,7 +72,9 @@ std::vector<std::string> kernel_columns(const KernelFactory& factory) {
 
 }  // namespace
 
-std::vector<std::string> sampler_names() { return {"rwmh", "hmc"}; }
+std::vector<std::string> sampler_names() {
+  return {"rwmh", "hmc"};
+}
 
 SampleOutcome run_sample_job(const SampleSpec& spec) {
   const Preset& preset = find_preset(spec.preset);
@@ -88,7 +91,8 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     data_source = spec.data_file->string();
   } else {
     data = simulate_preset(preset, *model, data_seed, spec.n);
-    data_source = fmt::format("simulated from preset '{}' with data seed {}", preset.name, data_seed);
+    data_source =
+        fmt::format("simulated from preset '{}' with data seed {}", preset.name, data_seed);
   }
 
   const json params = sampler_params(preset, spec.sampler, spec.overrides);
@@ -125,7 +129,8 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   callbacks.make_sink = [&](int chain_id) -> std::unique_ptr<DrawSink> {
     auto l = layout;
     l.config.emplace_back("chain_id", std::to_string(chain_id + 1));
-    return std::make_unique<CsvDrawSink>(files[static_cast<std::size_t>(chain_id - run.first_chain)], l);
+    return std::make_unique<CsvDrawSink>(
+        files[static_cast<std::size_t>(chain_id - run.first_chain)], l);
   };
 
   Stopwatch clock;
@@ -214,7 +219,8 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
         {"init_spread", json_number(run.init.spread)}}},
       // Non-private baselines release nothing under a privacy guarantee: the report says so
       // rather than leaving the field out.
-      {"privacy", {{"private", false}, {"note", "non-private sampler: no (epsilon, delta) guarantee"}}},
+      {"privacy",
+       {{"private", false}, {"note", "non-private sampler: no (epsilon, delta) guarantee"}}},
       {"chains", chains_json},
       {"summary", out.summary.parameters.empty() ? json(nullptr) : summary_json(out.summary)},
       {"accuracy", accuracy},

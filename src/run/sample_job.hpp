@@ -32,15 +32,15 @@ struct SampleSpec {
   bool seed_given = false;  // false: run.seed came from OS entropy (reported)
   bool init_given = false;  // run.init set by the user; else the preset's Section 5.2 rule
   std::filesystem::path out_dir = "out";
-  std::size_t reference_draws = 1000;  // exact draws for the MMD (thesis Section 5.2: 1000)
+  std::size_t reference_draws = 1000;     // exact draws for the MMD (thesis Section 5.2: 1000)
   std::vector<std::string> command_line;  // for the report
 };
 
 struct SampleOutcome {
   RunResult run;
   Summary summary;
-  std::optional<MmdResult> mmd;       // against exact draws, when the model has them
-  std::optional<double> mean_error;   // against the exact (or known) posterior mean
+  std::optional<MmdResult> mmd;      // against exact draws, when the model has them
+  std::optional<double> mean_error;  // against the exact (or known) posterior mean
   std::vector<std::filesystem::path> draw_files;
   std::filesystem::path report_file;
   nlohmann::json report;

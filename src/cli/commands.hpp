@@ -1,0 +1,14 @@
+// The subcommands of `dpmcmc`; each adds itself to the top-level app and runs in its callback.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace dpmcmc::cli {
+
+void add_models_command(CLI::App& app);
+void add_simulate_command(CLI::App& app);
+void add_sample_command(CLI::App& app);
+void add_summary_command(CLI::App& app);
+void add_account_command(CLI::App& app);
+
+}  // namespace dpmcmc::cli

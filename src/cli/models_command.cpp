@@ -1,0 +1,70 @@
+// `dpmcmc models [NAME] [--json]`: the built-in presets, their sizes and per-sampler defaults.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "models/presets.hpp"
+
+namespace dpmcmc::cli {
+namespace {
+
+nlohmann::json preset_json(const Preset& p) {
+  nlohmann::json j;
+  j["name"] = p.name;
+  j["description"] = p.description;
+  j["dim"] = p.dim;
+  j["n"] = p.n;
+  j["delta"] = p.delta;
+  j["true_theta"] = std::vector<double>(p.true_theta.data(), p.true_theta.data() + p.dim);
+  j["data_columns"] = p.data_columns();
+  j["source"] = p.source;
+  j["samplers"] = p.samplers;
+  j["experiment"] = p.experiment;
+  return j;
+}
+
+void print_preset(const Preset& p) {
+  fmt::print("{}: {}\n  dimension {}, n = {}, delta = {:g}\n  source: {}\n", p.name, p.description,
+             p.dim, p.n, p.delta, p.source);
+  fmt::print("  data columns: {}\n", fmt::join(p.data_columns(), ", "));
+  fmt::print("  sampler defaults:\n");
+  for (const auto& s : p.sampler_names()) {
+    fmt::print("    {:<22} {}\n", s, p.samplers.at(s).dump());
+  }
+}
+
+}  // namespace
+
+void add_models_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("models", "List the built-in model presets and their defaults");
+  auto name = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("name", *name, "Show one preset in full");
+  cmd->add_flag("--json", *json, "Machine-readable output");
+  cmd->callback([name, json] {
+    if (!name->empty()) {
+      const Preset& p = find_preset(*name);
+      if (*json) {
+        fmt::print("{}\n", preset_json(p).dump(2));
+      } else {
+        print_preset(p);
+      }
+      return;
+    }
+    if (*json) {
+      nlohmann::json all = nlohmann::json::array();
+      for (const auto& p : presets()) all.push_back(preset_json(p));
+      fmt::print("{}\n", all.dump(2));
+      return;
+    }
+    fmt::print("{:<22} {:>3} {:>8}  {}\n", "preset", "d", "n", "description");
+    for (const auto& p : presets()) {
+      fmt::print("{:<22} {:>3} {:>8}  {}\n", p.name, p.dim, p.n, p.description);
+    }
+    fmt::print("\n`dpmcmc models NAME` shows a preset's sampler defaults and their sources.\n");
+  });
+}
+
+}  // namespace dpmcmc::cli

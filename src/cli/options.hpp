@@ -1,0 +1,22 @@
+// Validation of command-line values shared by the subcommands: each failure is a UsageError
+// naming the option and what was expected.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace dpmcmc::cli {
+
+// The command line of this process, as given to cli::run (for reports).
+const std::vector<std::string>& command_line();
+void set_command_line(int argc, char** argv);
+
+// A vector option of exactly `dim` finite values (or 1 value, broadcast, when allow_scalar).
+Vec vector_option(const std::string& option, const std::vector<double>& values, int dim,
+                  bool allow_scalar = false);
+// A finite value > 0.
+double positive_option(const std::string& option, double value);
+
+}  // namespace dpmcmc::cli

@@ -1,0 +1,163 @@
+// `dpmcmc sample`: run M chains of a sampler on a model preset (its synthetic data or a CSV
+// file), write one Stan CSV per chain and a JSON report, print a summary.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "cli/commands.hpp"
+#include "cli/config_file.hpp"
+#include "cli/options.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "run/sample_job.hpp"
+
+namespace dpmcmc::cli {
+namespace {
+
+struct SampleArgs {
+  std::string model = "banana-tempered-2d";
+  std::string sampler = "hmc";
+  std::string data, out;
+  std::size_t n = 0;
+  std::optional<std::uint64_t> seed, data_seed;
+  int chains = 4, threads = 0;
+  std::size_t iter = 1000, warmup = 1000, thin = 1, reference_draws = 1000;
+  bool save_warmup = false, quiet = false;
+  std::vector<double> init, init_centre;
+  std::optional<double> init_spread;
+  std::vector<double> proposal_sd, mass;
+  std::optional<double> step_size;
+  std::optional<int> steps;
+  std::optional<bool> randomize;
+};
+
+SampleSpec to_spec(const SampleArgs& a) {
+  SampleSpec spec;
+  spec.preset = a.model;
+  spec.sampler = a.sampler;
+  if (!a.data.empty()) spec.data_file = a.data;
+  if (a.n > 0) spec.n = a.n;
+  spec.data_seed = a.data_seed;
+  spec.seed_given = a.seed.has_value();
+  spec.run.seed = a.seed ? *a.seed : os_entropy_seed();
+  if (a.chains < 1) throw UsageError(fmt::format("--chains: expected ≥ 1, got {}", a.chains));
+  if (a.threads < 0) throw UsageError(fmt::format("--threads: expected ≥ 0, got {}", a.threads));
+  if (a.thin < 1) throw UsageError("--thin: expected ≥ 1, got 0");
+  if (a.iter < 1) throw UsageError("--iter: expected ≥ 1, got 0");
+  if (a.reference_draws < 2) throw UsageError("--reference-draws: expected ≥ 2");
+  spec.run.chains = a.chains;
+  spec.run.threads = a.threads;
+  spec.run.samples = a.iter;
+  spec.run.warmup = a.warmup;
+  spec.run.thin = a.thin;
+  spec.run.save_warmup = a.save_warmup;
+  if (a.quiet) spec.run.progress = ProgressMode::never;
+  spec.reference_draws = a.reference_draws;
+  spec.out_dir = a.out.empty() ? std::filesystem::path("out") / (a.model + "-" + a.sampler)
+                               : std::filesystem::path(a.out);
+  // Starting points: explicit, or around a centre, or the preset's rule.
+  if (!a.init.empty()) {
+    spec.init_given = true;
+    spec.run.init.points.push_back(
+        Eigen::Map<const Vec>(a.init.data(), static_cast<Eigen::Index>(a.init.size())));
+  } else if (!a.init_centre.empty() || a.init_spread) {
+    spec.init_given = true;
+    if (!a.init_centre.empty()) {
+      spec.run.init.centre = Eigen::Map<const Vec>(a.init_centre.data(),
+                                                   static_cast<Eigen::Index>(a.init_centre.size()));
+    }
+    spec.run.init.spread = a.init_spread.value_or(1.0);
+  }
+  auto& o = spec.overrides;
+  if (!a.proposal_sd.empty())
+    o["proposal_sd"] = a.proposal_sd.size() == 1 ? nlohmann::json(a.proposal_sd[0])
+                                                 : nlohmann::json(a.proposal_sd);
+  if (!a.mass.empty())
+    o["mass"] = a.mass.size() == 1 ? nlohmann::json(a.mass[0]) : nlohmann::json(a.mass);
+  if (a.step_size) o["step_size"] = positive_option("--step-size", *a.step_size);
+  if (a.steps) {
+    if (*a.steps < 1) throw UsageError(fmt::format("--steps: expected ≥ 1, got {}", *a.steps));
+    o["steps"] = *a.steps;
+  }
+  if (a.randomize) o["randomized_step_size"] = *a.randomize;
+  spec.command_line = command_line();
+  return spec;
+}
+
+void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
+  const auto& r = out.run;
+  fmt::print(
+      "dpmcmc sample: model {}, sampler {}, {} chains x {} draws (warmup {}, thin {}), seed {}{}\n",
+      spec.preset, spec.sampler, spec.run.chains, spec.run.samples, spec.run.warmup, spec.run.thin,
+      spec.run.seed, spec.seed_given ? "" : " (from OS entropy)");
+  fmt::print("privacy: none (non-private baseline sampler)\n\n");
+  if (!out.summary.parameters.empty()) fmt::print("{}\n", format_summary(out.summary));
+  for (const auto& ch : r.chains) {
+    fmt::print("chain {}: {}, acceptance {:.3f}, {:.2f} s\n", ch.chain + 1, to_string(ch.status),
+               ch.acceptance_rate(), ch.wall_seconds);
+  }
+  if (out.mmd) {
+    fmt::print("MMD to {} exact posterior draws: {:.4g} (bandwidth {:.3g})\n", spec.reference_draws,
+               out.mmd->mmd, out.mmd->bandwidth);
+  }
+  if (out.mean_error)
+    fmt::print("distance of the sample mean from the posterior mean: {:.4g}\n", *out.mean_error);
+  fmt::print("\ndraws:  {}/chain-*.csv ({} files)\nreport: {}\n", spec.out_dir.string(),
+             out.draw_files.size(), out.report_file.string());
+  if (!r.complete()) {
+    fmt::print("INTERRUPTED: the draws are valid but partial (see the last line of each CSV)\n");
+  }
+}
+
+}  // namespace
+
+void add_sample_command(CLI::App& app) {
+  auto a = std::make_shared<SampleArgs>();
+  auto* cmd = app.add_subcommand("sample", "Draw posterior samples of a model preset");
+  // Shown in --help; the file itself is expanded before parsing (cli/config_file.hpp).
+  cmd->add_option("--config")
+      ->description("Read options from a JSON or TOML file (the command line wins)");
+  cmd->add_option("--model", a->model, "Model preset (see `dpmcmc models`)")->capture_default_str();
+  cmd->add_option("--sampler", a->sampler, "Sampler: rwmh, hmc")->capture_default_str();
+  cmd->add_option("--data", a->data,
+                  "CSV data file (header + numeric rows); default: the preset's synthetic data");
+  cmd->add_option("--n", a->n, "Rows of synthetic data (default: the preset's n)");
+  cmd->add_option("--data-seed", a->data_seed, "Seed of the synthetic data (default: --seed)");
+  cmd->add_option("--seed", a->seed, "Run seed; default: drawn from OS entropy and reported");
+  cmd->add_option("--chains", a->chains, "Number of chains")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Worker threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--iter", a->iter, "Post-warmup iterations per chain")->capture_default_str();
+  cmd->add_option("--warmup", a->warmup, "Warmup (burn-in) iterations per chain")
+      ->capture_default_str();
+  cmd->add_option("--thin", a->thin, "Keep every thin-th iteration")->capture_default_str();
+  cmd->add_flag("--save-warmup", a->save_warmup, "Write warmup draws too");
+  cmd->add_option("--out", a->out, "Output directory (default: out/MODEL-SAMPLER)");
+  cmd->add_option("--init", a->init, "Starting point for every chain (comma-separated)")
+      ->delimiter(',');
+  cmd->add_option("--init-centre", a->init_centre, "Centre of random starting points")
+      ->delimiter(',');
+  cmd->add_option("--init-spread", a->init_spread,
+                  "Sd of random starting points around the centre");
+  cmd->add_option("--proposal-sd", a->proposal_sd,
+                  "rwmh: proposal sd (one value or one per parameter)")
+      ->delimiter(',');
+  cmd->add_option("--step-size", a->step_size, "hmc: leapfrog step size eta");
+  cmd->add_option("--steps", a->steps, "hmc: leapfrog steps L");
+  cmd->add_option("--mass", a->mass, "hmc: diagonal mass matrix (one value or one per parameter)")
+      ->delimiter(',');
+  cmd->add_option("--randomize-step", a->randomize,
+                  "hmc: randomised Halton step size (true/false)");
+  cmd->add_option("--reference-draws", a->reference_draws, "Exact posterior draws for the MMD")
+      ->capture_default_str();
+  cmd->add_flag("--quiet", a->quiet, "No progress display");
+  cmd->footer(
+      "Hyperparameters not given come from the preset (`dpmcmc models NAME` lists them and their "
+      "sources). Output: DIR/chain-K.csv (Stan CSV) and DIR/report.json.");
+  cmd->callback([a] {
+    const SampleSpec spec = to_spec(*a);
+    const SampleOutcome out = run_sample_job(spec);
+    print_outcome(spec, out);
+    if (!out.run.complete()) throw InterruptedRun();
+  });
+}
+
+}  // namespace dpmcmc::cli

@@ -1,0 +1,139 @@
+// Every kind of bad input the command line handles: the exit code (sysexits) and that the
+// message names the file, line, column or option and what was expected (DESIGN.md §6).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "cli_runner.hpp"
+
+namespace dpmcmc::test {
+namespace {
+
+void write(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+}
+
+TEST(CliBadInput, NoCommandIsUsageError) {
+  const auto dir = scratch_dir("nocommand");
+  const auto r = run_cli("", dir);
+  EXPECT_EQ(r.exit_code, 64);
+}
+
+TEST(CliBadInput, UnknownOptionIsUsageError) {
+  const auto dir = scratch_dir("unknownopt");
+  const auto r = run_cli("sample --no-such-option 3", dir);
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_NE(r.err.find("--no-such-option"), std::string::npos) << r.err;
+}
+
+TEST(CliBadInput, UnknownPresetListsValidOnes) {
+  const auto dir = scratch_dir("unknownpreset");
+  const auto r = run_cli("sample --model nope --seed 1 --out " + dir.string(), dir);
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_NE(r.err.find("'nope'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("banana-flat-2d"), std::string::npos) << r.err;
+}
+
+TEST(CliBadInput, UnknownSampler) {
+  const auto dir = scratch_dir("unknownsampler");
+  const auto r = run_cli("sample --sampler nuts --seed 1 --n 100 --out " + dir.string(), dir);
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_NE(r.err.find("--sampler"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rwmh"), std::string::npos) << r.err;
+}
+
+TEST(CliBadInput, NonPositiveValues) {
+  const auto dir = scratch_dir("nonpositive");
+  for (const std::string opt : {"--chains 0", "--step-size -1", "--steps 0", "--thin 0"}) {
+    const auto r = run_cli("sample --seed 1 --n 100 " + opt + " --out " + dir.string(), dir);
+    EXPECT_EQ(r.exit_code, 64) << opt;
+    EXPECT_NE(r.err.find(opt.substr(0, opt.find(' '))), std::string::npos) << opt << ": " << r.err;
+  }
+}
+
+TEST(CliBadInput, WrongVectorLength) {
+  const auto dir = scratch_dir("veclen");
+  const auto r = run_cli(
+      "sample --sampler rwmh --proposal-sd 0.1,0.2,0.3 --seed 1 --n 100 --out " + dir.string(),
+      dir);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("proposal_sd"), std::string::npos) << r.err;
+}
+
+TEST(CliBadInput, MissingDataFileIsNoInput) {
+  const auto dir = scratch_dir("missingdata");
+  const auto r = run_cli(
+      "sample --data " + (dir / "absent.csv").string() + " --seed 1 --out " + dir.string(), dir);
+  EXPECT_EQ(r.exit_code, 66);
+  EXPECT_NE(r.err.find("absent.csv"), std::string::npos) << r.err;
+}
+
+TEST(CliBadInput, NonNumericCellNamesLineAndColumn) {
+  const auto dir = scratch_dir("nonnumeric");
+  write(dir / "d.csv", "x.1,x.2\n1,2\n3,abc\n");
+  const auto r = run_cli(
+      "sample --data " + (dir / "d.csv").string() + " --seed 1 --out " + (dir / "o").string(), dir);
+  EXPECT_EQ(r.exit_code, 65);
+  EXPECT_NE(r.err.find("d.csv"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("line 3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("abc"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("x.2"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "o" / "report.json"));
+}
+
+TEST(CliBadInput, WrongColumnsForModel) {
+  const auto dir = scratch_dir("wrongcols");
+  write(dir / "d.csv", "x.1,x.2,x.3\n1,2,3\n");
+  const auto r = run_cli("sample --model banana-flat-2d --data " + (dir / "d.csv").string() +
+                             " --seed 1 --out " + (dir / "o").string(),
+                         dir);
+  EXPECT_EQ(r.exit_code, 65);
+  EXPECT_NE(r.err.find("banana-flat-2d"), std::string::npos) << r.err;
+}
+
+TEST(CliBadInput, NonFiniteAndRaggedAndEmpty) {
+  const auto dir = scratch_dir("nonfinite");
+  write(dir / "nan.csv", "x.1,x.2\n1,nan\n");
+  write(dir / "ragged.csv", "x.1,x.2\n1,2\n3\n");
+  write(dir / "empty.csv", "");
+  for (const std::string f : {"nan.csv", "ragged.csv", "empty.csv"}) {
+    const auto r = run_cli(
+        "sample --data " + (dir / f).string() + " --seed 1 --out " + (dir / "o").string(), dir);
+    EXPECT_EQ(r.exit_code, 65) << f;
+    EXPECT_NE(r.err.find(f), std::string::npos) << f << ": " << r.err;
+  }
+}
+
+TEST(CliBadInput, InvalidJsonConfigIsConfigError) {
+  const auto dir = scratch_dir("badconfig");
+  write(dir / "c.json", "{\"chains\": 2,,}");
+  const auto r = run_cli("sample --config " + (dir / "c.json").string(), dir);
+  EXPECT_EQ(r.exit_code, 78);
+  EXPECT_NE(r.err.find("--config"), std::string::npos) << r.err;
+}
+
+TEST(CliBadInput, MissingConfigFile) {
+  const auto dir = scratch_dir("missingconfig");
+  const auto r = run_cli("sample --config " + (dir / "none.toml").string(), dir);
+  EXPECT_EQ(r.exit_code, 66);
+  EXPECT_NE(r.err.find("none.toml"), std::string::npos) << r.err;
+}
+
+TEST(CliBadInput, SummaryOfMissingFile) {
+  const auto dir = scratch_dir("summarymissing");
+  const auto r = run_cli("summary " + (dir / "nope.csv").string(), dir);
+  EXPECT_EQ(r.exit_code, 66);
+  EXPECT_NE(r.err.find("nope.csv"), std::string::npos) << r.err;
+}
+
+TEST(CliBadInput, SimulateUnwritableOutput) {
+  const auto dir = scratch_dir("unwritable");
+  write(dir / "file", "x");
+  // A path below a regular file cannot be created, even by root.
+  const auto r =
+      run_cli("simulate --model circle --n 10 --out " + (dir / "file" / "d.csv").string(), dir);
+  EXPECT_EQ(r.exit_code, 73);
+}
+
+}  // namespace
+}  // namespace dpmcmc::test
