@@ -43,6 +43,8 @@ double log_erfc(double x) {
   return -x * x - std::log(x) - 0.5 * std::log(std::numbers::pi) + std::log(sum);
 }
 
-double log_normal_cdf(double x) { return std::log(0.5) + log_erfc(-x / std::numbers::sqrt2); }
+double log_normal_cdf(double x) {
+  return std::log(0.5) + log_erfc(-x / std::numbers::sqrt2);
+}
 
 }  // namespace dpmcmc

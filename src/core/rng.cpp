@@ -19,8 +19,8 @@ void ensure_sodium() {
 
 AlgorithmEngine::AlgorithmEngine(std::uint64_t seed, std::uint64_t chain, Stream stream) {
   // seed_seq takes 32-bit words; its mixing is specified by the standard.
-  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
-                    static_cast<std::uint32_t>(chain), static_cast<std::uint32_t>(chain >> 32),
+  std::seed_seq seq{static_cast<std::uint32_t>(seed),   static_cast<std::uint32_t>(seed >> 32),
+                    static_cast<std::uint32_t>(chain),  static_cast<std::uint32_t>(chain >> 32),
                     static_cast<std::uint32_t>(stream), 0x64706d63u /* "dpmc" */};
   engine_.seed(seq);
 }

@@ -72,9 +72,7 @@ class Random {
   double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
 
   // Uniform on (0, 1): never 0, so log(u) is finite.
-  double uniform_pos() {
-    return (static_cast<double>(engine_() >> 11) + 0.5) * 0x1.0p-53;
-  }
+  double uniform_pos() { return (static_cast<double>(engine_() >> 11) + 0.5) * 0x1.0p-53; }
 
   // Standard normal by the Marsaglia polar method (exact, uses 53-bit uniforms).
   double normal() {
@@ -98,8 +96,8 @@ class Random {
 
   // Uniform integer in {0, …, n−1} without modulo bias (rejection of the incomplete top range).
   std::uint64_t index(std::uint64_t n) {
-    const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() -
-                                std::numeric_limits<std::uint64_t>::max() % n;
+    const std::uint64_t limit =
+        std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % n;
     std::uint64_t x;
     do {
       x = engine_();
