@@ -34,6 +34,10 @@ TEST(Registry, CreatesBuiltInsByName) {
     ASSERT_TRUE(contains(names, n)) << n;
     EXPECT_EQ(make_accountant(n)->name(), n);
   }
+  // Names are unique (a second one-line registration of the same name would shadow the first).
+  auto sorted = names;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
   EXPECT_THROW(make_accountant("moments"), UsageError);
   try {
     make_accountant("moments");
