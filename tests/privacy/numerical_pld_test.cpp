@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "privacy/numerical_pld.hpp"
+#include "privacy/numerical_pld_factory.hpp"
 #include "privacy/rdp.hpp"
 #include "privacy/rdp_accountant.hpp"
 
@@ -286,6 +287,36 @@ TEST(NumericalPld, HardWindowKeepsBothBoundsValid) {
     EXPECT_LE(lo->delta(eps), gaussian_delta(5.0, eps));
   }
   EXPECT_GT(up->directions().front().infinity_mass, 0.1);
+}
+
+TEST(NumericalPld, SymmetricPairHasTheRemoveProfileForOneRelease) {
+  // The WOR/substitute dominating pair is built so that for ε ≥ 0 its δ(ε) equals that of the
+  // remove pair (P', Q) (Balle et al. 2018, Theorem 10): the two discretisations, built from
+  // different pieces (restricted measures, mirror image, atom at 0), must agree for one release.
+  NumericalPldOptions o;
+  for (double q : {0.02, 0.4}) {
+    const auto rem =
+        subsampled_gaussian_pld(q, 0.9, PldDirection::remove, PldRounding::pessimistic, o);
+    const auto sym =
+        subsampled_gaussian_pld(q, 0.9, PldDirection::symmetric, PldRounding::pessimistic, o);
+    for (double eps : {0.0, 0.05, 0.3, 1.0, 2.5}) {
+      EXPECT_NEAR(sym.delta(eps), rem.delta(eps), 1e-12 + 1e-9 * rem.delta(eps)) << q << " " << eps;
+    }
+  }
+}
+
+TEST(NumericalPldFactory, ReadsRegistryOptions) {
+  const auto o = numerical_pld_options(
+      nlohmann::json{{"pld_interval", 1e-3}, {"pld_tail_mass", 1e-12}, {"rdp_refine", true}});
+  EXPECT_EQ(o.interval, 1e-3);
+  EXPECT_EQ(o.tail_mass, 1e-12);
+  EXPECT_EQ(make_numerical_pld_accountant(PldRounding::optimistic, {})->name(),
+            "pld-numerical-lower");
+  EXPECT_EQ(make_numerical_pld_accountant(PldRounding::pessimistic, {})->bound(),
+            BoundKind::upper_bound);
+  EXPECT_THROW(numerical_pld_options(nlohmann::json{{"pld_interval", "small"}}), ConfigError);
+  EXPECT_THROW(numerical_pld_options(nlohmann::json{{"pld_interval", -1}}), ConfigError);
+  EXPECT_THROW(numerical_pld_options(nlohmann::json{{"pld_max_bins", -5}}), ConfigError);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "privacy/rdp.hpp"
 #include "privacy/rdp_accountant.hpp"
 #include "privacy/rdp_conversion.hpp"
+#include "privacy/rdp_factory.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -185,6 +186,23 @@ TEST(RdpAccountant, RejectsWhatItCannotInterpret) {
   EXPECT_THROW(rdp.compose(mixed), ConfigError);
   auto bad = gaussian_event(-1.0, 1);
   EXPECT_THROW(rdp.compose(std::vector<PrivacyEvent>{bad}), ConfigError);
+}
+
+TEST(RdpFactory, ReadsRegistryOptions) {
+  const auto a = make_rdp_accountant(nlohmann::json{{"rdp_orders", {2, 4, 8}},
+                                                    {"rdp_conversion", "classical"},
+                                                    {"rdp_refine", false},
+                                                    {"pld_interval", 1e-3}});  // ignored key
+  const std::vector<PrivacyEvent> ev{gaussian_event(2.0, 10)};                 // R(α) = 10α/8
+  // Grid {2, 4, 8}, classical, no refinement: min over α of 1.25α + ln(1e5)/(α−1).
+  double best = 1e300;
+  for (double al : {2.0, 4.0, 8.0}) best = std::min(best, 1.25 * al + std::log(1e5) / (al - 1));
+  EXPECT_DOUBLE_EQ(a->compose(ev)->epsilon(1e-5), best);
+  EXPECT_EQ(make_rdp_accountant(nlohmann::json::object())->name(), "rdp");
+  EXPECT_THROW(make_rdp_accountant(nlohmann::json{{"rdp_orders", {0.5}}}), ConfigError);
+  EXPECT_THROW(make_rdp_accountant(nlohmann::json{{"rdp_conversion", "best"}}), ConfigError);
+  EXPECT_THROW(make_rdp_accountant(nlohmann::json{{"rdp_refine", 1}}), ConfigError);
+  EXPECT_THROW(make_rdp_accountant(nlohmann::json{{"rdp_wor_bound", "x"}}), ConfigError);
 }
 
 }  // namespace
