@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <functional>
-#include <ostream>
 #include <memory>
+#include <ostream>
 #include <string>
 
 #include "core/rng.hpp"
@@ -81,7 +81,9 @@ Dataset data_for(const Model& model, const Vec& theta, std::size_t n, std::uint6
 }
 
 // gtest prints parameters on failure; the label is what identifies a case.
-void PrintTo(const Case& c, std::ostream* os) { *os << c.label; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.label;
+}
 
 class ModelDerivatives : public ::testing::TestWithParam<Case> {};
 
