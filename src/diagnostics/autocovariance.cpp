@@ -41,23 +41,45 @@ FftwBuffer<T> fftw_buffer(std::size_t count) {
   return FftwBuffer<T>(static_cast<T*>(p));
 }
 
-// One plan pair per padded length, made under the lock and kept for the life of the process.
-// Plans are made with FFTW_ESTIMATE (no measurement runs, deterministic) on fftw_malloc'ed
-// arrays; the executing code also uses fftw_malloc'ed arrays, so the alignment the plans assume
-// holds for the new-array execute functions, which are thread-safe.
+// One plan pair per padded length, made under the lock and kept until the process exits (the
+// destructor frees them, so leak checkers stay quiet). Plans are made with FFTW_ESTIMATE (no
+// measurement runs, deterministic) on fftw_malloc'ed arrays; the executing code also uses
+// fftw_malloc'ed arrays, so the alignment the plans assume holds for the new-array execute
+// functions, which are thread-safe.
+class PlanCache {
+ public:
+  ~PlanCache() {
+    for (auto& [length, p] : plans_) {
+      fftw_destroy_plan(p.forward);
+      fftw_destroy_plan(p.backward);
+    }
+  }
+
+  const Plans& get(int length) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = plans_.find(length);
+    if (it != plans_.end()) return it->second;
+    auto in = fftw_buffer<double>(static_cast<std::size_t>(length));
+    auto out = fftw_buffer<fftw_complex>(static_cast<std::size_t>(length / 2 + 1));
+    Plans p;
+    p.forward = fftw_plan_dft_r2c_1d(length, in.get(), out.get(), FFTW_ESTIMATE);
+    p.backward = fftw_plan_dft_c2r_1d(length, out.get(), in.get(), FFTW_ESTIMATE);
+    if (p.forward == nullptr || p.backward == nullptr) {
+      if (p.forward != nullptr) fftw_destroy_plan(p.forward);
+      if (p.backward != nullptr) fftw_destroy_plan(p.backward);
+      throw std::bad_alloc();
+    }
+    return plans_.emplace(length, p).first->second;  // node-based: references stay valid
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<int, Plans> plans_;
+};
+
 const Plans& plans_for(int length) {
-  static std::mutex mutex;
-  static std::unordered_map<int, Plans> cache;  // node-based: references stay valid
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(length);
-  if (it != cache.end()) return it->second;
-  auto in = fftw_buffer<double>(static_cast<std::size_t>(length));
-  auto out = fftw_buffer<fftw_complex>(static_cast<std::size_t>(length / 2 + 1));
-  Plans p;
-  p.forward = fftw_plan_dft_r2c_1d(length, in.get(), out.get(), FFTW_ESTIMATE);
-  p.backward = fftw_plan_dft_c2r_1d(length, out.get(), in.get(), FFTW_ESTIMATE);
-  if (p.forward == nullptr || p.backward == nullptr) throw std::bad_alloc();
-  return cache.emplace(length, p).first->second;
+  static PlanCache cache;
+  return cache.get(length);
 }
 
 }  // namespace
