@@ -305,6 +305,44 @@ TEST(NumericalPld, SymmetricPairHasTheRemoveProfileForOneRelease) {
   }
 }
 
+// One Poisson-subsampled release in closed form (P' = (1−q)N(0,z²) + qN(1,z²), Q = N(0,z²)):
+//   remove: δ(ε) = P'(x > x_ε) − e^ε Q(x > x_ε),  x_ε = z² ln((e^ε − 1 + q)/q) + ½;
+//   add:    δ(ε) = Q(x < y_ε) − e^ε P'(x < y_ε),  y_ε = z² ln((e^{−ε} − 1 + q)/q) + ½
+//           (no x when e^{−ε} ≤ 1 − q: δ = 0).
+double poisson_single_delta(double q, double z, double eps, bool remove) {
+  auto sf = [](double t) { return 0.5 * std::erfc(t / std::sqrt(2.0)); };
+  if (remove) {
+    const double x = z * z * std::log((std::expm1(eps) + q) / q) + 0.5;
+    return (1 - q) * sf(x / z) + q * sf((x - 1) / z) - std::exp(eps) * sf(x / z);
+  }
+  const double a = std::expm1(-eps) + q;
+  if (a <= 0) return 0.0;
+  const double y = z * z * std::log(a / q) + 0.5;
+  auto cdf = [&](double t) { return 1 - sf(t); };
+  return cdf(y / z) - std::exp(eps) * ((1 - q) * cdf(y / z) + q * cdf((y - 1) / z));
+}
+
+TEST(NumericalPld, SingleSubsampledReleaseBracketsItsClosedForm) {
+  NumericalPldOptions o;
+  for (double q : {0.01, 0.2}) {
+    for (double z : {0.7, 2.0}) {
+      for (bool remove : {true, false}) {
+        const auto dir = remove ? PldDirection::remove : PldDirection::add;
+        const auto up = subsampled_gaussian_pld(q, z, dir, PldRounding::pessimistic, o);
+        const auto lo = subsampled_gaussian_pld(q, z, dir, PldRounding::optimistic, o);
+        for (double eps : {0.0, 0.001, 0.01, 0.1, 0.5, 1.0}) {
+          const double exact = poisson_single_delta(q, z, eps, remove);
+          // Connect-the-dots is exact at grid points (ε here are multiples of h) up to the
+          // 1e-15 tails; rounding down stays below.
+          EXPECT_NEAR(up.delta(eps), exact, 1e-12 + 1e-9 * exact) << q << " " << z << " " << eps;
+          EXPECT_GE(up.delta(eps), exact - 1e-15);
+          EXPECT_LE(lo.delta(eps), exact + 1e-15);
+        }
+      }
+    }
+  }
+}
+
 TEST(NumericalPldFactory, ReadsRegistryOptions) {
   const auto o = numerical_pld_options(
       nlohmann::json{{"pld_interval", 1e-3}, {"pld_tail_mass", 1e-12}, {"rdp_refine", true}});
