@@ -4,8 +4,10 @@
 
 #include <memory>
 #include <mutex>
+
 #include <new>
 #include <unordered_map>
+#include "core/fftw_planner.hpp"
 
 namespace dpmcmc {
 
@@ -49,6 +51,7 @@ FftwBuffer<T> fftw_buffer(std::size_t count) {
 class PlanCache {
  public:
   ~PlanCache() {
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     for (auto& [length, p] : plans_) {
       fftw_destroy_plan(p.forward);
       fftw_destroy_plan(p.backward);
@@ -56,7 +59,7 @@ class PlanCache {
   }
 
   const Plans& get(int length) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     auto it = plans_.find(length);
     if (it != plans_.end()) return it->second;
     auto in = fftw_buffer<double>(static_cast<std::size_t>(length));
@@ -73,8 +76,7 @@ class PlanCache {
   }
 
  private:
-  std::mutex mutex_;
-  std::unordered_map<int, Plans> plans_;
+  std::unordered_map<int, Plans> plans_;  // guarded by fftw_planner_mutex()
 };
 
 const Plans& plans_for(int length) {
