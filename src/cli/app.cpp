@@ -21,6 +21,7 @@ int run(int argc, char** argv) {
   add_simulate_command(app);
   add_sample_command(app);
   add_summary_command(app);
+  add_account_command(app);
   set_command_line(argc, argv);
   try {
     // --config files become ordinary arguments first (cli/config_file.hpp).

@@ -1,0 +1,81 @@
+// `dpmcmc account` end to end: published reference values through the command line, and the
+// refusal of invalid input with exit code 64 and a message naming the option.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+namespace dpmcmc::test {
+namespace {
+
+double row_value(const nlohmann::json& rows, const std::string& accountant,
+                 const std::string& key) {
+  for (const auto& r : rows) {
+    if (r["accountant"] == accountant) return r[key].get<double>();
+  }
+  ADD_FAILURE() << "no row for " << accountant;
+  return 0.0;
+}
+
+// Gaussian mechanism σ = 1, Δ = 1 (add/remove): δ(ε = 1) = 0.12693674 (published value).
+TEST(CliAccount, GaussianDeltaMatchesPublishedValue) {
+  const auto dir = scratch_dir("account-delta");
+  const auto r =
+      run_cli("account --mechanism gaussian --sigma 1 --sensitivity 1 --epsilon 1 --json", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(row_value(rows, "pld-gaussian", "delta"), 0.12693674, 1e-8);
+}
+
+// σ = Δ = 1: ε(δ = 1e-5) = 4.37717810 (published value for 1-GDP).
+TEST(CliAccount, GaussianEpsilonMatchesPublishedValue) {
+  const auto dir = scratch_dir("account-eps");
+  const auto r = run_cli("account --mechanism gaussian --sigma 1 --delta 1e-5 --json", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(row_value(nlohmann::json::parse(r.out), "pld-gaussian", "epsilon"), 4.37717810, 1e-7);
+}
+
+// DP penalty on the thesis' flat 2-d banana (n = 1e5, τ = 0.1, δ = 1e-6, ε = 4): the tight PLD
+// allows more iterations than zCDP, and the planner flags it. The zCDP count is checked against
+// the closed form of Theorem 3.1: ρ per iteration = 1/(2τ²n), k = ⌊ρ_budget / ρ⌋ with
+// ρ_budget solving ε = ρ + 2√(ρ ln(1/δ)), i.e. √ρ = √(ln(1/δ) + ε) − √(ln(1/δ)).
+TEST(CliAccount, AlgorithmIterations) {
+  const auto dir = scratch_dir("account-algo");
+  const auto r = run_cli(
+      "account --algorithm dp-penalty --n 100000 --epsilon 4 --delta 1e-6 --tau 0.1 --json", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out);
+  const double l = std::log(1e6);
+  const double rho_budget = std::pow(std::sqrt(l + 4.0) - std::sqrt(l), 2);
+  const double rho_iter = 1.0 / (2.0 * 0.01 * 1e5);
+  EXPECT_EQ(row_value(rows, "zcdp", "iterations"), std::floor(rho_budget / rho_iter));
+  EXPECT_GT(row_value(rows, "pld-gaussian", "iterations"), row_value(rows, "zcdp", "iterations"));
+}
+
+TEST(CliAccount, InvalidInputIsRefused) {
+  const auto dir = scratch_dir("account-bad");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"account --mechanism gaussian --sigma 1 --delta 2", "--delta"},
+      {"account --mechanism gaussian --sigma 1 --delta 0", "--delta"},
+      {"account --mechanism gaussian --sigma 1 --epsilon -1", "--epsilon"},
+      {"account --mechanism gaussian --sigma 0 --delta 1e-5", "--sigma"},
+      {"account --mechanism gaussian --sigma 1 --delta 1e-5 --compositions 0", "--compositions"},
+      {"account --mechanism subsampled-gaussian --sampling poisson --q 1.5 --sigma 1 --delta 1e-5",
+       "q"},
+      {"account --mechanism gaussian --sigma 1", "--delta"},
+      {"account --algorithm dp-penalty --n 100 --tau 0.1 --epsilon 1", "--delta"},
+      {"account --algorithm nope --n 100 --epsilon 1 --delta 1e-5", "--algorithm"},
+      {"account --mechanism gaussian --sigma 1 --delta 1e-5 --accountants nope", "nope"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const auto r = run_cli(args, dir);
+    EXPECT_TRUE(r.exit_code == 64 || r.exit_code == 78) << args << " -> " << r.exit_code;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << args << ": " << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace dpmcmc::test
