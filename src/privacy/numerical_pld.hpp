@@ -30,14 +30,17 @@
 //     bin: moves that increase the loss, under which δ(ε) = E[(1 − e^{ε−ℓ})₊] (+∞ contributing
 //     1) can only grow. The result is a certified upper bound whose discretisation error is of
 //     second order in h (no systematic shift).
-//   * optimistic ("pld-numerical-lower"): mass rounded down to ℓ_{k−1}; mass beyond the upper
-//     truncation is rounded down to the top kept bin; mass below the lower truncation is
-//     dropped. Every move decreases the loss (or removes a non-negative term): a lower bound.
+//   * optimistic ("pld-numerical-lower"): merging. The loss axis is cut into intervals J whose
+//     merged pair (P(J), Q(J)) has its loss log(P(J)/Q(J)) exactly on a grid point; merging is
+//     a post-processing (the output is quantised), so the merged pair, and the composition of
+//     merged pairs, is dominated by the true one. Mass below the window is dropped and a rest
+//     that cannot reach the next grid point is put at the grid point below it (moves that
+//     decrease the loss or remove non-negative terms): a certified lower bound.
 //   Contributions:
-//   - discretisation: the optimistic rounding moves each release's loss down by ~h/2 on
-//     average, so the lower ε sits about k·h/2 below the truth for k releases; the pessimistic
-//     one has no systematic shift and is within O(k·h²) of the truth. The gap between the two
-//     therefore shrinks linearly with h (tested);
+//   - discretisation: neither bound shifts the loss systematically; both are exact at the grid
+//     points for one release and err at second order in h in between, so the gap between the
+//     upper and the lower ε shrinks ~4× when h halves (tested) until it meets the floor set by
+//     round-off and tails (~1e-4 in ε for 10⁴ releases at h = 1e-4, δ = 1e-5);
 //   - truncation: per single release, `tail_mass` (default 1e-15) of probability on each side;
 //     after every convolution, tails of total mass ≤ `tail_mass` on each side; optionally a hard
 //     window [loss_min, loss_max]. For the upper bound all of it is accounted exactly, in the

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/tools/roots.hpp>
 #include <cmath>
 #include <limits>
 
@@ -115,8 +116,69 @@ PieceWindow window_of(const Piece& p, const LossMap& L, double h, double tail_qu
   return w;
 }
 
+// Optimistic discretisation by merging (a post-processing of the pair, hence dominated by it
+// in every hockey-stick divergence, and so is the composition of such pairs): the loss axis
+// of the piece is cut into consecutive intervals J = (c, c'] chosen so that the merged pair
+// (P(J), Q(J)) has loss exactly on the grid, log(P(J)/Q(J)) = b with b the first grid point
+// above c: c' solves P(c, c') = e^b Q(c, c') (the left side of this balance is ≤ 0 at c' = b
+// and increases beyond). No loss is shifted, so the lower bound has no systematic bias. The
+// mass below the window is dropped; a remainder (c, ∞) that cannot reach the next grid point,
+// or that is below tail_mass, is put at the grid point below c (its merged loss is ≥ c): a
+// move down in loss, which keeps the bound below.
+void discretise_piece_by_merging(const Piece& p, const LossMap& L, double h, const PieceWindow& w,
+                                 Bins& bins, double tail_mass) {
+  auto x_of = [&](double l) {  // x-edge of the loss value l (clipped to the piece)
+    if (l == kInf) return p.sign > 0 ? kInf : p.x_a;
+    return std::max(p.x_a, L.inverse(p.sign > 0 ? l : -l));
+  };
+  auto masses = [&](double a, double b) {  // (P, Q) of {ℓ ∈ (a, b]}
+    const double xa = x_of(a), xb = x_of(b);
+    return p.sign > 0 ? std::pair{p.measure.mass(xa, xb), p.other.mass(xa, xb)}
+                      : std::pair{p.measure.mass(xb, xa), p.other.mass(xb, xa)};
+  };
+  const double l_top = static_cast<double>(w.k_hi) * h;
+  double c = static_cast<double>(w.k_lo) * h;  // the mass with ℓ ≤ b_{k_lo} is dropped
+  double p_rest = masses(c, kInf).first;       // tracked by subtraction, recomputed at the end
+  for (;;) {
+    auto k = static_cast<std::int64_t>(std::floor(c / h)) + 1;
+    while (static_cast<double>(k) * h <= c) ++k;  // the first grid point strictly above c
+    const double b = static_cast<double>(k) * h;
+    const double eb = std::exp(b);
+    auto balance = [&](double t) {
+      const auto [pm, qm] = masses(c, t);
+      return pm - eb * qm;
+    };
+    auto finish = [&] { bins.add(k - 1, masses(c, kInf).first); };
+    if (p_rest <= tail_mass / 2 || k > w.k_hi || b >= l_top) return finish();
+    double t = b;  // balance(b) ≥ 0 (zero-mass interval or rounding): merged loss ≥ b already
+    if (const double gb = balance(b); gb < 0.0) {
+      // Bracket the root by doubling from b (it is usually within a bin of b), then refine it
+      // loosely: any t with balance(t) ≥ 0 gives a valid (merged loss ≥ b) interval, and a
+      // root found to 2^-20 of the bracket leaves the merged loss within ~1e-6·h of b.
+      double lo = b, g_lo = gb, step = h, hi, g_hi;
+      for (;;) {
+        hi = std::min(b + step, l_top);
+        g_hi = balance(hi);
+        if (g_hi >= 0.0) break;
+        if (hi >= l_top) return finish();  // the rest cannot average up to e^b
+        lo = hi, g_lo = g_hi, step *= 2.0;
+      }
+      boost::uintmax_t iterations = 60;
+      const auto root = boost::math::tools::toms748_solve(
+          balance, lo, hi, g_lo, g_hi, boost::math::tools::eps_tolerance<double>(20), iterations);
+      t = root.second;  // the bracket end with balance ≥ 0: merged loss ≥ b
+      if (balance(t) < 0.0) t = hi;
+    }
+    const double pm = masses(c, t).first;
+    bins.add(k, pm);
+    p_rest -= pm;
+    c = t;  // t ≥ b > c: progress
+  }
+}
+
 void discretise_piece(const Piece& p, const LossMap& L, double h, const PieceWindow& w,
-                      Bins& upper_or_lower, PldRounding rounding, double& infinity_mass) {
+                      Bins& upper_or_lower, PldRounding rounding, double& infinity_mass,
+                      double tail_mass) {
   const auto nb = static_cast<std::size_t>(w.k_hi - w.k_lo + 1);
   // Edges in x of the loss-bin boundaries b_k = k·h, k = k_lo … k_hi.
   std::vector<double> edge(nb);
@@ -137,11 +199,7 @@ void discretise_piece(const Piece& p, const LossMap& L, double h, const PieceWin
     return p.sign > 0 ? std::pair{edge[i - 1], edge[i]} : std::pair{edge[i], edge[i - 1]};
   };
   if (!pess) {
-    for (std::size_t i = 1; i < nb; ++i) {
-      const auto [u, v] = x_interval(i);
-      upper_or_lower.add(w.k_lo + static_cast<std::int64_t>(i) - 1, p.measure.mass(u, v));
-    }
-    upper_or_lower.add(w.k_hi, t_hi);  // rounded down onto the top edge; t_lo dropped
+    discretise_piece_by_merging(p, L, h, w, upper_or_lower, tail_mass);
     return;
   }
   // Pessimistic: "connect the dots" (Doroshenko, Ghazi, Kamath, Kumar and Manurangsi 2022). The
@@ -256,7 +314,8 @@ DiscretePld subsampled_gaussian_pld(double q, double z, PldDirection direction,
   out.interval = h;
   out.rounding = rounding;
   for (std::size_t i = 0; i < pieces.size(); ++i) {
-    discretise_piece(pieces[i], L, h, windows[i], bins, rounding, out.infinity_mass);
+    discretise_piece(pieces[i], L, h, windows[i], bins, rounding, out.infinity_mass,
+                     options.tail_mass);
   }
   bins.add(0, atom_at_zero);
   // Trim empty ends.
