@@ -1,0 +1,93 @@
+// PrivateData: the only door to private rows (DESIGN.md §1). A private sampler never sees the
+// dataset; it asks for *releases* — noisy, clipped sums — and each release
+//   * draws its Gaussian noise from the chain's privacy noise stream (ChaCha20, core/rng.hpp),
+//   * counts the rows whose contribution was clipped,
+//   * appends a PrivacyEvent (mechanism, sensitivity, noise scale, relation, label) to the
+//     chain's EventLog, from which the run's recorded spend is composed, and
+//   * is refused (BudgetExhausted) once the release allowance planned for this chain is used
+//     up, so that no release beyond the plan is possible through this API.
+//
+// Tempering: with a tempered likelihood p(x|θ)^T every released sum is T times the untempered
+// clipped sum, and its sensitivity and noise are T times too (the noise multiplier σ/Δ is
+// unchanged), so the privacy cost does not depend on T (002_673c6a5269ae2454.txt, Section 3.1
+// and Theorem 4.1's setting).
+//
+// The number of rows n is public (the papers' substitute relation keeps n fixed).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "core/types.hpp"
+#include "data/dataset.hpp"
+#include "models/model.hpp"
+#include "privacy/event_log.hpp"
+
+namespace dpmcmc {
+
+// Thrown when a release would exceed the chain's allowance. Kernels check remaining() first and
+// report exhausted(), so a correct sampler never triggers it; reaching it is a bug (exit 70).
+struct BudgetExhausted : SoftwareError {
+  explicit BudgetExhausted(const std::string& m) : SoftwareError(m) {}
+};
+
+// Maximum number of releases per label ("llr_sum", "grad_sum", …) for one chain, from the plan.
+using ReleaseAllowance = std::map<std::string, std::uint64_t>;
+
+struct ScalarRelease {
+  double value = 0.0;        // T·Σ clip(·) + N(0, noise_sd²)
+  double noise_sd = 0.0;     // σ of the added noise (already multiplied by T)
+  double sensitivity = 0.0;  // L2 sensitivity Δ of the released sum (already multiplied by T)
+  std::size_t rows = 0;      // rows summed
+  std::size_t clipped = 0;   // rows whose value was clipped
+};
+
+struct VectorRelease {
+  Vec value;
+  double noise_sd = 0.0;
+  double sensitivity = 0.0;
+  std::size_t rows = 0;
+  std::size_t clipped = 0;
+};
+
+class PrivateData {
+ public:
+  // Keeps references to model, data and log (they must outlive this object); owns the noise
+  // stream. One PrivateData per chain.
+  PrivateData(const Model& model, const Dataset& data, NoiseRng noise, EventLog& log,
+              ReleaseAllowance allowance);
+
+  std::size_t rows() const;        // n (public)
+  double temperature() const;      // T of the model
+  // Releases left under `label` (0 when the allowance has no such label).
+  std::uint64_t remaining(const std::string& label) const;
+
+  // Penalty-test release (002_673c6a5269ae2454.txt Section 3.1; 004_14fb110475802c51.txt):
+  //   T · Σ_i clip(log p(x_i|θ′) − log p(x_i|θ), −bound, +bound) + N(0, σ²),
+  // bound > 0 (the papers use b‖θ′ − θ‖₂), sensitivity Δ = 2·T·bound under the substitute
+  // relation, σ = noise_multiplier · Δ (τ n^α for DP penalty). Event label "llr_sum".
+  ScalarRelease llr_sum(const Vec& theta, const Vec& theta_prime, double bound,
+                        double noise_multiplier);
+
+  // Gradient release (002_673c6a5269ae2454.txt Algorithm 4; 000_24953f9f9db06b85.txt Alg. 1):
+  //   T · Σ_i clip₂(∇ log p(x_i|θ), bound) + N(0, σ² I),
+  // clip₂ scaling a row's gradient to L2 norm ≤ bound, Δ = 2·T·bound (substitute),
+  // σ = noise_multiplier · Δ. Event label "grad_sum".
+  VectorRelease grad_sum(const Vec& theta, double bound, double noise_multiplier);
+
+ private:
+  void spend(const std::string& label, double sensitivity, double noise_sd);
+
+  const Model& model_;
+  const Dataset& data_;
+  NoiseRng noise_;
+  EventLog& log_;
+  ReleaseAllowance allowance_;
+  Vec scratch_;
+  Mat grad_scratch_;
+};
+
+}  // namespace dpmcmc
