@@ -36,6 +36,7 @@ RdpOptimum minimise_over_orders(const std::function<double(double)>& objective,
     const double v = objective(orders[i]);
     if (v < best.value) best = {v, orders[i]}, best_i = i;
   }
+  best.at_grid_edge = best.value != kInf && (best_i == 0 || best_i + 1 == orders.size());
   if (!refine || best.value == kInf || orders.size() < 2) return best;
   const double lo = orders[best_i == 0 ? 0 : best_i - 1];
   const double hi = orders[std::min(best_i + 1, orders.size() - 1)];
@@ -45,7 +46,7 @@ RdpOptimum minimise_over_orders(const std::function<double(double)>& objective,
         return std::isnan(v) ? kInf : v;
       },
       lo, hi, 40);
-  if (r.second < best.value) best = {r.second, r.first};
+  if (r.second < best.value) best.value = r.second, best.order = r.first;
   return best;
 }
 
@@ -109,8 +110,8 @@ RdpOptimum rdp_curve_delta(const std::function<double(double)>& curve,
   // Minimise log δ (better conditioned than δ, which underflows), exponentiate at the end.
   auto r = minimise_over_orders(
       [&](double a) { return rdp_to_log_delta(a, curve(a), epsilon, conversion); }, grid, refine);
-  if (r.value == kInf) return {1.0, r.order};
-  return {std::exp(r.value), r.order};
+  r.value = r.value == kInf ? 1.0 : std::exp(r.value);
+  return r;
 }
 
 }  // namespace dpmcmc

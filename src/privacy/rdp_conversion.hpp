@@ -36,6 +36,9 @@ std::vector<double> default_rdp_orders();
 struct RdpOptimum {
   double value = 0.0;  // ε for rdp_curve_epsilon, δ for rdp_curve_delta
   double order = 0.0;  // the α attaining it (0 when the curve is identically 0)
+  // True when the best grid order was the smallest or the largest of the grid: the optimum may
+  // lie outside the grid (extend it; the CLI reports this as "grid cannot reach the target").
+  bool at_grid_edge = false;
 };
 
 // min over α of rdp_to_epsilon(α, curve(α), δ). `orders` must be > 1 (ConfigError otherwise);

@@ -64,7 +64,17 @@ TEST(RdpConversion, ContinuousRefinementFindsTheAnalyticOptimum) {
     EXPECT_NEAR(r.order, 1 + std::sqrt(std::log(1 / delta) / rho), 1e-3);
     const auto grid_only = rdp_curve_epsilon(curve, orders, delta, RdpConversion::classical, false);
     EXPECT_GE(grid_only.value, r.value);
+    EXPECT_FALSE(r.at_grid_edge);
   }
+}
+
+TEST(RdpConversion, ReportsAnOptimumAtTheGridEdge) {
+  // R(α) = ρα with tiny ρ: α* = 1 + √(ln(1/δ)/ρ) ≈ 3700 lies beyond the largest default order.
+  const auto orders = default_rdp_orders();
+  const auto r =
+      rdp_curve_epsilon([](double a) { return 1e-6 * a; }, orders, 1e-6, RdpConversion::classical);
+  EXPECT_TRUE(r.at_grid_edge);
+  EXPECT_LE(r.order, orders.back());
 }
 
 TEST(RdpConversion, RejectsBadInput) {
