@@ -9,6 +9,7 @@
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include "core/error.hpp"
@@ -293,7 +294,13 @@ RunResult run_chains(const KernelFactory& kernels, const std::vector<std::string
     }
   };
   std::vector<std::thread> pool;
-  for (int t = 0; t < result.threads; ++t) pool.emplace_back(worker);
+  try {
+    for (int t = 0; t < result.threads; ++t) pool.emplace_back(worker);
+  } catch (const std::system_error& e) {
+    // Could not start a thread: run with those already started, or fail cleanly if none.
+    if (pool.empty()) throw SoftwareError(std::string("cannot start a worker thread: ") + e.what());
+  }
+  result.threads = static_cast<int>(pool.size());
 
   // This thread draws the progress line (if any) while the workers run.
   std::optional<ProgressLine> progress;
