@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "core/error.hpp"
+#include "core/fftw_planner.hpp"
 #include "privacy/numerical_pld.hpp"
 #include "privacy/numerical_pld_truncate.hpp"
 
@@ -18,12 +19,6 @@ namespace dpmcmc {
 namespace {
 
 constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2;
-
-// FFTW's planner is not thread-safe; plan creation and destruction are serialised.
-std::mutex& fftw_planner_mutex() {
-  static std::mutex m;
-  return m;
-}
 
 // The smallest n' ≥ n whose prime factors are 2, 3, 5, 7 (FFTW's fast sizes).
 std::size_t fast_fft_size(std::size_t n) {
@@ -46,6 +41,8 @@ struct FftwBuffer {
   FftwBuffer& operator=(const FftwBuffer&) = delete;
 };
 
+// FFTW's planner is not thread-safe and is shared by the process: plan creation and destruction
+// take the process-wide lock of core/fftw_planner.hpp.
 class Plan {
  public:
   template <class Make>
