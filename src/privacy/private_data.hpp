@@ -60,10 +60,12 @@ class PrivateData {
   PrivateData(const Model& model, const Dataset& data, NoiseRng noise, EventLog& log,
               ReleaseAllowance allowance);
 
-  std::size_t rows() const;        // n (public)
-  double temperature() const;      // T of the model
+  std::size_t rows() const;    // n (public)
+  double temperature() const;  // T of the model
   // Releases left under `label` (0 when the allowance has no such label).
   std::uint64_t remaining(const std::string& label) const;
+  // Releases made through this object so far (all labels).
+  std::uint64_t releases() const { return releases_; }
 
   // Penalty-test release (002_673c6a5269ae2454.txt Section 3.1; 004_14fb110475802c51.txt):
   //   T · Σ_i clip(log p(x_i|θ′) − log p(x_i|θ), −bound, +bound) + N(0, σ²),
@@ -79,6 +81,8 @@ class PrivateData {
   VectorRelease grad_sum(const Vec& theta, double bound, double noise_multiplier);
 
  private:
+  // BudgetExhausted naming the label and the allowance unless remaining(label) > 0.
+  void require_allowance(const std::string& label) const;
   void spend(const std::string& label, double sensitivity, double noise_sd);
 
   const Model& model_;
@@ -86,8 +90,11 @@ class PrivateData {
   NoiseRng noise_;
   EventLog& log_;
   ReleaseAllowance allowance_;
+  ReleaseAllowance initial_allowance_;  // as planned, for messages
+  std::uint64_t releases_ = 0;
   Vec scratch_;
   Mat grad_scratch_;
+  Vec norm_scratch_;
 };
 
 }  // namespace dpmcmc

@@ -1,0 +1,170 @@
+#include "privacy/private_data.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/checks.hpp"
+
+namespace dpmcmc {
+
+namespace {
+
+// Rows per evaluated block: large enough that the per-block call overhead vanishes, small enough
+// that a block of values (and a block × d gradient) stays in cache.
+constexpr std::size_t kBlockRows = 4096;
+
+void require_positive(double value, const char* what, const std::string& label) {
+  if (!(value > 0.0) || !std::isfinite(value)) {
+    throw ConfigError(
+        fmt::format("release '{}': {} must be finite and > 0, got {}", label, what, value));
+  }
+}
+
+}  // namespace
+
+PrivateData::PrivateData(const Model& model, const Dataset& data, NoiseRng noise, EventLog& log,
+                         ReleaseAllowance allowance)
+    : model_(model),
+      data_(data),
+      noise_(std::move(noise)),
+      log_(log),
+      allowance_(std::move(allowance)),
+      initial_allowance_(allowance_) {
+  model_checks::dataset(model.name(), static_cast<Eigen::Index>(model.data_columns().size()),
+                        data.x.cols());
+  if (data.rows() == 0) {
+    throw DataError(fmt::format("private data{}: the dataset has no rows",
+                                data.source.empty() ? "" : " '" + data.source + "'"));
+  }
+  const auto b = static_cast<Eigen::Index>(std::min(kBlockRows, data.rows()));
+  scratch_.resize(b);
+  grad_scratch_.resize(b, model.dim());
+  norm_scratch_.resize(b);
+}
+
+std::size_t PrivateData::rows() const {
+  return data_.rows();
+}
+
+double PrivateData::temperature() const {
+  return model_.temperature();
+}
+
+std::uint64_t PrivateData::remaining(const std::string& label) const {
+  const auto it = allowance_.find(label);
+  return it == allowance_.end() ? 0 : it->second;
+}
+
+void PrivateData::require_allowance(const std::string& label) const {
+  if (remaining(label) > 0) return;
+  const auto it = allowance_.find(label);
+  throw BudgetExhausted(fmt::format(
+      "release '{}' refused: {}", label,
+      it == allowance_.end()
+          ? std::string("the plan allows no release of this kind")
+          : fmt::format("the allowance of this chain is used up (allowance {} releases, "
+                        "0 remaining)",
+                        initial_allowance_.at(label))));
+}
+
+void PrivateData::spend(const std::string& label, double sensitivity, double noise_sd) {
+  PrivacyEvent e;
+  e.mechanism = Mechanism::gaussian;
+  e.sensitivity = sensitivity;
+  e.noise_sd = noise_sd;
+  e.sampling = Sampling::none;
+  e.sampling_rate = 1.0;
+  e.relation = Neighbouring::substitute;
+  e.count = 1;
+  e.label = label;
+  log_.append(e);
+  --allowance_.at(label);
+  ++releases_;
+}
+
+ScalarRelease PrivateData::llr_sum(const Vec& theta, const Vec& theta_prime, double bound,
+                                   double noise_multiplier) {
+  static const std::string label = "llr_sum";
+  // Checks first: nothing about the data is computed for a refused or malformed request.
+  require_positive(bound, "the clip bound", label);
+  require_positive(noise_multiplier, "the noise multiplier", label);
+  require_allowance(label);
+  if (theta.size() != model_.dim() || theta_prime.size() != model_.dim()) {
+    throw SoftwareError(fmt::format("release '{}': θ has {} and θ′ {} components, the model {}",
+                                    label, theta.size(), theta_prime.size(), model_.dim()));
+  }
+
+  const std::size_t n = data_.rows();
+  double sum = 0.0;
+  std::size_t clipped = 0;
+  for (std::size_t begin = 0; begin < n; begin += kBlockRows) {
+    const std::size_t count = std::min(kBlockRows, n - begin);
+    auto r = scratch_.head(static_cast<Eigen::Index>(count));
+    model_.log_lik_ratio_rows(theta, theta_prime, data_.block(begin, count), r);
+    // ±∞ (a row impossible under one of θ, θ′) is clipped like any large value; NaN has no
+    // clipped value and means a broken model.
+    if (r.hasNaN()) {
+      throw SoftwareError(
+          fmt::format("release '{}': model '{}' returned NaN for a row's log-likelihood ratio",
+                      label, model_.name()));
+    }
+    clipped += static_cast<std::size_t>((r.array().abs() > bound).count());
+    sum += r.array().max(-bound).min(bound).sum();
+  }
+
+  const double t = model_.temperature();
+  ScalarRelease out;
+  out.sensitivity = 2.0 * t * bound;  // substitute relation: one row moves by at most 2·bound
+  out.noise_sd = noise_multiplier * out.sensitivity;
+  out.rows = n;
+  out.clipped = clipped;
+  spend(label, out.sensitivity, out.noise_sd);
+  out.value = t * sum + out.noise_sd * noise_.normal();
+  return out;
+}
+
+VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise_multiplier) {
+  static const std::string label = "grad_sum";
+  require_positive(bound, "the clip bound", label);
+  require_positive(noise_multiplier, "the noise multiplier", label);
+  require_allowance(label);
+  if (theta.size() != model_.dim()) {
+    throw SoftwareError(fmt::format("release '{}': θ has {} components, the model {}", label,
+                                    theta.size(), model_.dim()));
+  }
+
+  const std::size_t n = data_.rows();
+  const int d = model_.dim();
+  Vec sum = Vec::Zero(d);
+  std::size_t clipped = 0;
+  for (std::size_t begin = 0; begin < n; begin += kBlockRows) {
+    const auto count = static_cast<Eigen::Index>(std::min(kBlockRows, n - begin));
+    auto g = grad_scratch_.topRows(count);
+    model_.grad_log_lik_rows(theta, data_.block(begin, static_cast<std::size_t>(count)), g);
+    if (!g.allFinite()) {
+      throw SoftwareError(fmt::format(
+          "release '{}': model '{}' returned a non-finite per-row gradient", label, model_.name()));
+    }
+    // Scale factor min(1, bound/‖g_i‖) per row; the clipped sum is then Gᵀ·factor.
+    auto f = norm_scratch_.head(count);
+    f = g.rowwise().norm();
+    clipped += static_cast<std::size_t>((f.array() > bound).count());
+    f = (f.array() > bound).select(bound / f.array(), 1.0);
+    sum.noalias() += g.transpose() * f;
+  }
+
+  const double t = model_.temperature();
+  VectorRelease out;
+  out.sensitivity = 2.0 * t * bound;
+  out.noise_sd = noise_multiplier * out.sensitivity;
+  out.rows = n;
+  out.clipped = clipped;
+  spend(label, out.sensitivity, out.noise_sd);
+  out.value.resize(d);
+  for (int j = 0; j < d; ++j) out.value[j] = t * sum[j] + out.noise_sd * noise_.normal();
+  return out;
+}
+
+}  // namespace dpmcmc

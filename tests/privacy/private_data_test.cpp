@@ -1,0 +1,312 @@
+// PrivateData (DESIGN.md §1): every release equals the clipped sum computed independently here
+// plus exactly the noise drawn from the same noise stream; clip counts, events, the allowance
+// and tempering are checked against hand values.
+#include "privacy/private_data.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "models/gaussian.hpp"
+
+namespace dpmcmc {
+namespace {
+
+constexpr std::uint64_t kNoiseSeed = 77;
+
+NoiseRng noise() {
+  return make_noise_rng(kNoiseSeed, 0);
+}
+
+// Delegates to a model, counting block evaluations; optionally returns NaN ratios.
+class CountingModel final : public Model {
+ public:
+  explicit CountingModel(const Model& inner) : inner_(inner) {}
+  std::string name() const override { return "counting"; }
+  int dim() const override { return inner_.dim(); }
+  std::vector<std::string> data_columns() const override { return inner_.data_columns(); }
+  double log_prior(const Vec& t) const override { return inner_.log_prior(t); }
+  void grad_log_prior(const Vec& t, Eigen::Ref<Vec> out) const override {
+    inner_.grad_log_prior(t, out);
+  }
+  double temperature() const override { return inner_.temperature(); }
+  void log_lik_rows(const Vec& t, const RowBlock& rows, Eigen::Ref<Vec> out) const override {
+    ++calls;
+    inner_.log_lik_rows(t, rows, out);
+  }
+  void log_lik_ratio_rows(const Vec& t, const Vec& tp, const RowBlock& rows,
+                          Eigen::Ref<Vec> out) const override {
+    ++calls;
+    inner_.log_lik_ratio_rows(t, tp, rows, out);
+    if (inject_nan) out(0) = std::numeric_limits<double>::quiet_NaN();
+  }
+  void grad_log_lik_rows(const Vec& t, const RowBlock& rows, Eigen::Ref<Mat> out) const override {
+    ++calls;
+    inner_.grad_log_lik_rows(t, rows, out);
+  }
+  Dataset simulate(const Vec& t, std::size_t n, Rng& rng) const override {
+    return inner_.simulate(t, n, rng);
+  }
+  mutable int calls = 0;
+  bool inject_nan = false;
+
+ private:
+  const Model& inner_;
+};
+
+GaussianModel gauss2(double temperature = 1.0) {
+  Mat cov(2, 2);
+  cov << 1.0, 0.5, 0.5, 2.0;
+  return GaussianModel(Vec::Zero(2), Mat::Identity(2, 2) * 100.0, cov, temperature);
+}
+
+Dataset simulated(const Model& m, std::size_t n) {
+  Rng rng = make_rng(5, 0, Stream::data);
+  return m.simulate(Vec::Constant(m.dim(), 0.3), n, rng);
+}
+
+Vec vec2(double a, double b) {
+  Vec v(2);
+  v << a, b;
+  return v;
+}
+
+// The clipped sum the slow way: each row's log p(x|θ′) − log p(x|θ) from two separate
+// log_lik_rows calls over the whole dataset (not the model's fused ratio, not in blocks).
+struct Direct {
+  double sum = 0.0;
+  std::size_t clipped = 0;
+};
+Direct direct_llr(const Model& m, const Dataset& d, const Vec& t, const Vec& tp, double b) {
+  Vec a(d.rows()), c(d.rows());
+  m.log_lik_rows(t, d.x, a);
+  m.log_lik_rows(tp, d.x, c);
+  Direct out;
+  for (std::size_t i = 0; i < d.rows(); ++i) {
+    const double r = c[i] - a[i];
+    if (std::abs(r) > b) ++out.clipped;
+    out.sum += std::clamp(r, -b, b);
+  }
+  return out;
+}
+
+TEST(PrivateData, LlrSumIsDirectClippedSumPlusTheNoiseDraw) {
+  const GaussianModel m = gauss2();
+  // 10 000 rows: two full blocks of 4096 and a partial one.
+  const Dataset d = simulated(m, 10000);
+  EventLog log;
+  PrivateData pd(m, d, noise(), log, {{"llr_sum", 10}});
+  const Vec t = vec2(0.3, 0.2), tp = vec2(0.35, 0.1);
+  const double b = 0.08;  // clips a sizeable share of rows (|r| ~ ‖Σ⁻¹(x−θ̄)‖·‖Δθ‖ ≈ 0.1)
+  const Direct want = direct_llr(m, d, t, tp, b);
+  ASSERT_GT(want.clipped, 100u);
+  ASSERT_LT(want.clipped, 9900u);
+  const ScalarRelease r = pd.llr_sum(t, tp, b, 0.5);
+  NoiseRng replay = noise();
+  const double z = replay.normal();
+  EXPECT_EQ(r.clipped, want.clipped);
+  EXPECT_EQ(r.rows, 10000u);
+  EXPECT_DOUBLE_EQ(r.sensitivity, 2.0 * b);
+  EXPECT_DOUBLE_EQ(r.noise_sd, 0.5 * 2.0 * b);
+  // Summation order differs (blocks vs one pass): rounding ~1e-16·n·b.
+  EXPECT_NEAR(r.value - want.sum, r.noise_sd * z, 1e-10);
+  EXPECT_EQ(pd.releases(), 1u);
+  EXPECT_EQ(pd.remaining("llr_sum"), 9u);
+}
+
+// 1-d Gaussian, Σ = 1, θ = 0, θ′ = 1: log N(x;1,1) − log N(x;0,1) = x − ½, by hand.
+TEST(PrivateData, HandCountedClipping) {
+  const GaussianModel m(Vec::Zero(1), Mat::Identity(1, 1), Mat::Identity(1, 1));
+  Dataset d;
+  d.x.resize(6, 1);
+  d.x << -2.0, -0.4, 0.5, 1.2, 1.6, 3.0;  // ratios −2.5, −0.9, 0, 0.7, 1.1, 2.5
+  d.columns = m.data_columns();
+  EventLog log;
+  PrivateData pd(m, d, noise(), log, {{"llr_sum", 1}});
+  const ScalarRelease r = pd.llr_sum(Vec::Zero(1), Vec::Ones(1), 1.0, 3.0);
+  NoiseRng replay = noise();
+  EXPECT_EQ(r.clipped, 3u);  // −2.5, 1.1, 2.5
+  // Clipped values −1, −0.9, 0, 0.7, 1, 1 sum to 0.8; σ = 3 · 2 · 1 = 6.
+  EXPECT_DOUBLE_EQ(r.noise_sd, 6.0);
+  EXPECT_NEAR(r.value, 0.8 + 6.0 * replay.normal(), 1e-12);
+}
+
+TEST(PrivateData, EventOfARelease) {
+  const GaussianModel m = gauss2(0.25);
+  const Dataset d = simulated(m, 50);
+  EventLog log;
+  PrivateData pd(m, d, noise(), log, {{"llr_sum", 5}, {"grad_sum", 5}});
+  pd.llr_sum(vec2(0, 0), vec2(0.1, 0), 1.5, 7.0);
+  pd.grad_sum(vec2(0, 0), 2.0, 3.0);
+  ASSERT_EQ(log.size(), 2u);
+  const PrivacyEvent& e = log.events()[0];
+  EXPECT_EQ(e.mechanism, Mechanism::gaussian);
+  EXPECT_EQ(e.sampling, Sampling::none);
+  EXPECT_EQ(e.sampling_rate, 1.0);
+  EXPECT_EQ(e.relation, Neighbouring::substitute);
+  EXPECT_EQ(e.count, 1u);
+  EXPECT_EQ(e.label, "llr_sum");
+  EXPECT_DOUBLE_EQ(e.sensitivity, 2.0 * 0.25 * 1.5);  // Δ = 2·T·b
+  EXPECT_DOUBLE_EQ(e.noise_sd, 7.0 * 2.0 * 0.25 * 1.5);
+  EXPECT_NEAR(e.noise_multiplier(), 7.0, 1e-14);
+  const PrivacyEvent& g = log.events()[1];
+  EXPECT_EQ(g.label, "grad_sum");
+  EXPECT_DOUBLE_EQ(g.sensitivity, 2.0 * 0.25 * 2.0);
+  EXPECT_NEAR(g.noise_multiplier(), 3.0, 1e-14);
+  EXPECT_EQ(log.releases(), 2u);
+}
+
+TEST(PrivateData, AllowanceRefusesTheNextReleaseBeforeComputing) {
+  const GaussianModel inner = gauss2();
+  const CountingModel m(inner);
+  const Dataset d = simulated(inner, 100);
+  EventLog log;
+  PrivateData pd(m, d, noise(), log, {{"llr_sum", 3}});
+  for (int i = 0; i < 3; ++i) pd.llr_sum(vec2(0, 0), vec2(0.1, 0), 1.0, 1.0);
+  EXPECT_EQ(pd.remaining("llr_sum"), 0u);
+  const int calls = m.calls;
+  try {
+    pd.llr_sum(vec2(0, 0), vec2(0.1, 0), 1.0, 1.0);
+    FAIL() << "the 4th release was allowed";
+  } catch (const BudgetExhausted& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("llr_sum"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("allowance 3"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(m.calls, calls) << "the data were evaluated for a refused release";
+  EXPECT_EQ(log.releases(), 3u);
+  // A label the plan does not contain is refused too.
+  EXPECT_EQ(pd.remaining("grad_sum"), 0u);
+  EXPECT_THROW(pd.grad_sum(vec2(0, 0), 1.0, 1.0), BudgetExhausted);
+  EXPECT_EQ(m.calls, calls);
+}
+
+TEST(PrivateData, RejectsBadBoundsAndMultipliers) {
+  const GaussianModel m = gauss2();
+  const Dataset d = simulated(m, 10);
+  EventLog log;
+  PrivateData pd(m, d, noise(), log, {{"llr_sum", 100}, {"grad_sum", 100}});
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double bad : {0.0, -1.0, nan, inf}) {
+    EXPECT_THROW(pd.llr_sum(vec2(0, 0), vec2(0.1, 0), bad, 1.0), ConfigError) << bad;
+    EXPECT_THROW(pd.llr_sum(vec2(0, 0), vec2(0.1, 0), 1.0, bad), ConfigError) << bad;
+    EXPECT_THROW(pd.grad_sum(vec2(0, 0), bad, 1.0), ConfigError) << bad;
+    EXPECT_THROW(pd.grad_sum(vec2(0, 0), 1.0, bad), ConfigError) << bad;
+  }
+  EXPECT_TRUE(log.empty());
+  EXPECT_EQ(pd.remaining("llr_sum"), 100u);
+}
+
+TEST(PrivateData, RejectsMismatchedOrEmptyData) {
+  const GaussianModel m = gauss2();
+  EventLog log;
+  Dataset wide;
+  wide.x = Mat::Zero(5, 3);
+  wide.columns = {"a", "b", "c"};
+  EXPECT_THROW(PrivateData(m, wide, noise(), log, {}), DataError);
+  Dataset empty;
+  empty.x = Mat::Zero(0, 2);
+  empty.columns = m.data_columns();
+  EXPECT_THROW(PrivateData(m, empty, noise(), log, {}), DataError);
+}
+
+TEST(PrivateData, NanRatioIsAnErrorNotASilentNan) {
+  const GaussianModel inner = gauss2();
+  CountingModel m(inner);
+  m.inject_nan = true;
+  const Dataset d = simulated(inner, 10);
+  EventLog log;
+  PrivateData pd(m, d, noise(), log, {{"llr_sum", 1}});
+  EXPECT_THROW(pd.llr_sum(vec2(0, 0), vec2(0.1, 0), 1.0, 1.0), SoftwareError);
+  EXPECT_TRUE(log.empty());
+}
+
+// The released noise over 10⁴ releases on a fixed move has mean 0 and sd σ. Sampling error of
+// the sample sd is σ/√(2N) = 0.71% and of the mean σ/√N = 1%; we allow 4 standard errors
+// (two-sided failure probability 6e-5 each for a correct implementation). A σ off by a factor
+// (e.g. a missing 2 in Δ, or T applied twice) fails by far more.
+TEST(PrivateData, NoiseSdOfManyReleases) {
+  const GaussianModel m = gauss2(0.5);
+  const Dataset d = simulated(m, 20);
+  constexpr int kN = 10000;
+  EventLog log;
+  PrivateData pd(m, d, noise(), log, {{"llr_sum", kN}});
+  const Vec t = vec2(0.1, 0.2), tp = vec2(0.2, 0.1);
+  const double b = 0.05;
+  const double exact = 0.5 * direct_llr(m, d, t, tp, b).sum;
+  double s = 0.0, s2 = 0.0, sigma = 0.0;
+  for (int i = 0; i < kN; ++i) {
+    const ScalarRelease r = pd.llr_sum(t, tp, b, 2.0);
+    sigma = r.noise_sd;
+    const double e = r.value - exact;
+    s += e;
+    s2 += e * e;
+  }
+  EXPECT_DOUBLE_EQ(sigma, 2.0 * 2.0 * 0.5 * b);
+  const double mean = s / kN;
+  const double sd = std::sqrt((s2 - kN * mean * mean) / (kN - 1));
+  EXPECT_NEAR(mean, 0.0, 4.0 * sigma / std::sqrt(double(kN)));
+  EXPECT_NEAR(sd, sigma, 4.0 * sigma / std::sqrt(2.0 * kN));
+  EXPECT_EQ(log.releases(), std::uint64_t{kN});
+  EXPECT_EQ(log.size(), 1u);  // identical releases merge into one entry
+}
+
+// Tempering by T scales the clipped sum, Δ and σ by T; with the same noise stream the released
+// value is exactly T times the untempered one.
+TEST(PrivateData, TemperingScalesValueSensitivityAndNoise) {
+  const GaussianModel m1 = gauss2(1.0), mt = gauss2(0.3);
+  const Dataset d = simulated(m1, 5000);
+  EventLog log1, logt;
+  PrivateData p1(m1, d, noise(), log1, {{"llr_sum", 1}, {"grad_sum", 1}});
+  PrivateData pt(mt, d, noise(), logt, {{"llr_sum", 1}, {"grad_sum", 1}});
+  EXPECT_DOUBLE_EQ(pt.temperature(), 0.3);
+  const Vec t = vec2(0.3, 0.2), tp = vec2(0.32, 0.25);
+  const ScalarRelease a = p1.llr_sum(t, tp, 0.05, 1.5);
+  const ScalarRelease b = pt.llr_sum(t, tp, 0.05, 1.5);
+  EXPECT_NEAR(b.value, 0.3 * a.value, 1e-12 * std::abs(a.value) + 1e-14);
+  EXPECT_DOUBLE_EQ(b.sensitivity, 0.3 * a.sensitivity);
+  EXPECT_DOUBLE_EQ(b.noise_sd, 0.3 * a.noise_sd);
+  EXPECT_EQ(b.clipped, a.clipped);
+  const VectorRelease ga = p1.grad_sum(t, 1.0, 0.7);
+  const VectorRelease gb = pt.grad_sum(t, 1.0, 0.7);
+  EXPECT_LT((gb.value - 0.3 * ga.value).norm(), 1e-12 * ga.value.norm());
+  EXPECT_DOUBLE_EQ(gb.noise_sd, 0.3 * ga.noise_sd);
+}
+
+// Gradient release against Σ⁻¹(x_i − θ) computed here, each row scaled to norm ≤ b, plus d
+// noise draws in coordinate order.
+TEST(PrivateData, GradSumIsDirectClippedSumPlusTheNoiseDraws) {
+  const GaussianModel m = gauss2();
+  const Dataset d = simulated(m, 9000);
+  EventLog log;
+  PrivateData pd(m, d, noise(), log, {{"grad_sum", 1}});
+  const Vec t = vec2(0.1, 0.5);
+  const double b = 1.2;
+  const Mat prec = m.covariance().inverse();
+  Vec want = Vec::Zero(2);
+  std::size_t clipped = 0;
+  for (std::size_t i = 0; i < d.rows(); ++i) {
+    Vec g = prec * (d.x.row(static_cast<Eigen::Index>(i)).transpose() - t);
+    const double norm = g.norm();
+    if (norm > b) {
+      ++clipped;
+      g *= b / norm;
+    }
+    want += g;
+  }
+  ASSERT_GT(clipped, 100u);
+  const VectorRelease r = pd.grad_sum(t, b, 0.25);
+  NoiseRng replay = noise();
+  EXPECT_EQ(r.clipped, clipped);
+  EXPECT_DOUBLE_EQ(r.noise_sd, 0.25 * 2.0 * b);
+  for (int j = 0; j < 2; ++j) {
+    EXPECT_NEAR(r.value[j] - want[j], r.noise_sd * replay.normal(), 1e-9) << j;
+  }
+  EXPECT_EQ(log.events()[0].label, "grad_sum");
+}
+
+}  // namespace
+}  // namespace dpmcmc
