@@ -1,0 +1,124 @@
+// The DP penalty algorithm of Yıldırım and Ermiş (002_673c6a5269ae2454.txt Section 3.1,
+// Theorems 3.1–3.2; 004_14fb110475802c51.txt Section 2) and its one-component (OCU) and
+// guided-walk (GWMH) variants.
+//
+// One transition from θ:
+//   1. propose θ′ (see PenaltyProposal; every variant is symmetric in the sense below);
+//   2. release  λ̂ = T·Σᵢ clip(log p(xᵢ|θ′) − log p(xᵢ|θ), ±b‖θ′ − θ‖₂) + N(0, σ²)
+//      through PrivateData::llr_sum with noise multiplier τ·n^α, so that
+//      σ = τ n^α · Δ,  Δ = 2·T·b‖θ′ − θ‖₂ (Theorem 3.1's σ² = τ² n^{2α} c², c = 2b‖θ′ − θ‖₂);
+//   3. accept with probability min{1, exp(λ̂ + log p(θ′) − log p(θ) − σ²/2)}
+//      (the penalty −σ²/2 of Ceperley and Dewing corrects for the noise:
+//      004_14fb110475802c51.txt Section 2; the chain targets π exactly when nothing is clipped).
+// Everything but step 2 is post-processing of released values and the public prior.
+//
+// Variants (002_673c6a5269ae2454.txt Section 3.1, after YE19):
+//   full           θ′ = θ + s ⊙ z, z ~ N(0, I).
+//   one_component  (OCU) j uniform in {1..d}; θ′_j = θ_j + s_j z, other components unchanged:
+//                  ‖θ′ − θ‖ = s_j|z|, so the noise is smaller than for a full move.
+//   guided_walk    (GWMH, with OCU) each component j carries a direction d_j ∈ {−1, +1};
+//                  j uniform, θ′_j = θ_j + d_j·s_j|z|. After an accept d_j is kept, after a
+//                  reject it is flipped. This is Gustafson's (1998) guided walk applied to one
+//                  coordinate: on the extended state (θ, d) the move (θ, d) → (θ′, d) has as
+//                  reverse (θ′, −d) → (θ, −d) with the same half-normal step density, so the
+//                  acceptance ratio is π(θ′)/π(θ) as in the symmetric case, the penalty
+//                  correction carries over unchanged (σ depends on |θ′_j − θ_j| only, so it is
+//                  the same forwards and backwards), and π × Uniform{±1}^d is invariant (the
+//                  chain is non-reversible in θ alone). Directions start at +1 on init().
+//
+// Moves that need no release. A proposal with log p(θ′) = −∞ (outside the prior's support) or
+// a non-finite θ′ is rejected without touching the data (the prior is public), and θ′ = θ
+// (a zero step) is accepted without a release; both are post-processing, cost no privacy, and
+// are recorded in the draw columns with noise_sd__ = 0. Hence releases ≤ transitions.
+//
+// Ownership. The kernel either borrows a PrivateData (the caller keeps it alive, e.g. a job that
+// reads its counters) or owns it (unique_ptr); either way one PrivateData per chain.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/rng.hpp"
+#include "core/types.hpp"
+#include "models/model.hpp"
+#include "privacy/private_data.hpp"
+#include "samplers/accept_rule.hpp"
+#include "samplers/kernel.hpp"
+
+namespace dpmcmc {
+
+enum class PenaltyProposal { full, one_component, guided_walk };
+
+// "dp-penalty", "dp-penalty-ocu", "dp-penalty-gwmh".
+std::string penalty_sampler_name(PenaltyProposal proposal);
+
+struct DpPenaltyConfig {
+  // Proposal standard deviation per component; size 1 (the same for all) or dim.
+  Vec scale = Vec::Constant(1, 0.1);
+  double tau = 0.1;  // τ > 0: noise multiplier τ·n^α
+  double clip = 1.0;  // b > 0: each row's log-likelihood ratio is clipped to ±b‖θ′ − θ‖₂
+  double alpha = 0.5;  // α > 0 (YE19 recommend ½, used in all the thesis' experiments)
+  PenaltyProposal proposal = PenaltyProposal::full;
+};
+
+// ε spent so far by this chain, given the number of releases it has made (set by the job, which
+// knows the run's accountant and the other chains; the kernel only reports it).
+using SpendCallback = std::function<double(std::uint64_t releases_done)>;
+
+// The penalty accept rule: accept with probability min{1, exp(λ̂ − σ²/2)}, where λ̂ is the noisy
+// log acceptance ratio (data part + prior part + proposal correction) and σ the sd of its noise.
+// NaN λ̂ is rejected. Always draws exactly one uniform from the algorithm stream.
+AcceptDecision penalty_accept(double noisy_log_ratio, double noise_sd, Rng& rng);
+
+// E min{1, exp(r + σX − σ²/2)}, X ~ N(0, 1): the expected acceptance probability of the
+// penalty test for an exact log ratio r and noise sd σ ≥ 0 (004_14fb110475802c51.txt, proof of
+// Proposition 1):  Φ(r/σ − σ/2) + e^r Φ(−r/σ − σ/2); min{1, e^r} at σ = 0. Decreasing in σ.
+double penalty_expected_acceptance(double r, double sigma);
+
+class DpPenaltyKernel final : public Kernel {
+ public:
+  // Throws ConfigError naming the parameter unless τ, b, α are finite and > 0 and the scale is
+  // valid (finite, > 0, size 1 or dim). `model` supplies dim and the prior only; it must outlive
+  // the kernel, and so must `data` in the borrowing form.
+  DpPenaltyKernel(const Model& model, PrivateData& data, DpPenaltyConfig config);
+  DpPenaltyKernel(const Model& model, std::unique_ptr<PrivateData> data, DpPenaltyConfig config);
+
+  std::string name() const override { return penalty_sampler_name(config_.proposal); }
+  int dim() const override { return dim_; }
+  // {"clip_frac__", "noise_sd__", "eps_spent__"}: the share of rows clipped in this iteration's
+  // release, σ of the release (0 when none was made), spend callback value (NaN when unset).
+  std::vector<std::string> extra_columns() const override;
+
+  // Throws ConfigError when θ0 has the wrong size, is not finite, or has log p(θ0) not finite.
+  void init(const Vec& theta0) override;
+  // lp__ is NaN: a private kernel never sees the exact log density.
+  TransitionInfo transition(Rng& rng, std::span<double> extras) override;
+  const Vec& position() const override { return theta_; }
+  // True when no "llr_sum" release is left in the chain's allowance.
+  bool exhausted() const override;
+
+  void set_spend_callback(SpendCallback callback) { spend_ = std::move(callback); }
+  // τ·n^α, the noise multiplier σ/Δ of every release (what the planner's template uses).
+  double noise_multiplier() const { return multiplier_; }
+  const Vec& scale() const { return scale_; }
+  // GWMH directions (±1 per component; all +1 for the other variants).
+  const Vec& directions() const { return direction_; }
+  const PrivateData& private_data() const { return *data_; }
+
+ private:
+  const Model& model_;
+  std::unique_ptr<PrivateData> owned_;
+  PrivateData* data_;
+  DpPenaltyConfig config_;
+  SpendCallback spend_;
+  int dim_;
+  double multiplier_;
+  Vec scale_, theta_, proposal_, direction_;
+  double log_prior_ = 0.0;
+  bool initialised_ = false;
+};
+
+}  // namespace dpmcmc
