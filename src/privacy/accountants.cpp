@@ -1,5 +1,8 @@
 #include "privacy/accountants.hpp"
 
+#include "privacy/numerical_pld_factory.hpp"
+#include "privacy/rdp_factory.hpp"
+
 #include <fmt/format.h>
 
 #include <mutex>
@@ -29,8 +32,18 @@ std::vector<AccountantEntry> builtin_accountants() {
       {"classical",
        "advanced and optimal (ε, δ) composition of approximate-DP events (upper bound)",
        plain<ClassicalAccountant>()},
-      // Further accountants (RDP, numerical PLD): add one line here, e.g.
-      // {"rdp", "Rényi DP …", [](const AccountantOptions& o) { return make_rdp_accountant(o); }},
+      {"pld-numerical-upper",
+       "numerical PLD by FFT, pessimistic discretisation (certified upper bound)",
+       [](const AccountantOptions& o) {
+         return make_numerical_pld_accountant(PldRounding::pessimistic, o);
+       }},
+      {"pld-numerical-lower",
+       "numerical PLD by FFT, optimistic discretisation (lower bound: no valid bound is below it)",
+       [](const AccountantOptions& o) {
+         return make_numerical_pld_accountant(PldRounding::optimistic, o);
+       }},
+      {"rdp", "Rényi DP over an order grid with continuous refinement (upper bound)",
+       [](const AccountantOptions& o) { return make_rdp_accountant(o); }},
   };
 }
 

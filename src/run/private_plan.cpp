@@ -1,0 +1,96 @@
+#include "run/private_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "core/error.hpp"
+#include "io/run_report.hpp"
+
+namespace dpmcmc {
+namespace {
+
+// The accountants to plan and report with: those named, or every certified upper bound that
+// interprets the events.
+std::vector<std::unique_ptr<Accountant>> accountants_for(std::span<const PrivacyEvent> events,
+                                                         const std::vector<std::string>& names,
+                                                         const AccountantOptions& options,
+                                                         bool upper_bounds_only) {
+  std::vector<std::unique_ptr<Accountant>> out;
+  const std::vector<std::string> chosen =
+      names.empty() ? accountants_supporting(events, options) : names;
+  for (const auto& name : chosen) {
+    auto acc = make_accountant(name, options);
+    if (upper_bounds_only && acc->bound() != BoundKind::upper_bound) continue;
+    out.push_back(std::move(acc));
+  }
+  return out;
+}
+
+}  // namespace
+
+PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> per_iteration,
+                                int chains, const std::vector<std::string>& accountants,
+                                const AccountantOptions& options) {
+  validate_budget(budget);
+  if (chains < 1) throw ConfigError("a private run needs at least one chain");
+  PrivateRunPlan plan;
+  plan.budget = budget;
+  plan.per_iteration = std::move(per_iteration);
+  plan.options = options;
+  const auto owned = accountants_for(plan.per_iteration, accountants, options, true);
+  if (owned.empty()) {
+    throw ConfigError("no certified accountant can interpret this sampler's releases");
+  }
+  std::vector<const Accountant*> ptrs;
+  for (const auto& a : owned) ptrs.push_back(a.get());
+  plan.tightest = plan_iterations_tightest(budget, plan.per_iteration, ptrs);
+  const std::uint64_t k = plan.tightest.best.iterations;
+  if (k < static_cast<std::uint64_t>(chains)) {
+    throw ConfigError(fmt::format(
+        "privacy budget (epsilon {}, delta {}) allows {} iteration(s) in total ({}), fewer than "
+        "one per chain for {} chains: raise epsilon, lower the noise multiplier's cost, or run "
+        "fewer chains",
+        budget.epsilon, budget.delta, k, plan.tightest.best.accountant, chains));
+  }
+  plan.split = split_among_chains(k, static_cast<std::uint64_t>(chains), true);
+  for (auto c : plan.split.per_chain) plan.scheduled += c;
+  return plan;
+}
+
+double composed_epsilon(const std::string& accountant, std::span<const PrivacyEvent> events,
+                        double delta, const AccountantOptions& options) {
+  const auto acc = make_accountant(accountant, options);
+  return acc->compose(events)->epsilon(delta);
+}
+
+nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& recorded) {
+  using nlohmann::json;
+  const auto scheduled = repeat_iterations(plan.per_iteration, plan.scheduled);
+  json rows = json::array();
+  for (const auto& acc : accountants_for(scheduled, {}, plan.options, false)) {
+    json row = {{"accountant", acc->name()}, {"bound", to_string(acc->bound())}};
+    try {
+      row["planned_epsilon"] = json_number(acc->compose(scheduled)->epsilon(plan.budget.delta));
+      row["recorded_epsilon"] =
+          recorded.empty()
+              ? json(0.0)
+              : json_number(acc->compose(recorded.events())->epsilon(plan.budget.delta));
+    } catch (const Error& e) {
+      row["error"] = e.what();
+    }
+    rows.push_back(row);
+  }
+  return {{"private", true},
+          {"budget", {{"epsilon", plan.budget.epsilon}, {"delta", plan.budget.delta}}},
+          {"planned_by", plan.tightest.best.accountant},
+          {"iterations_allowed", plan.tightest.best.iterations},
+          {"iterations_scheduled", plan.scheduled},
+          {"iterations_per_chain", plan.split.per_chain},
+          {"iterations_unused", plan.split.unused},
+          {"epsilon_of_iterations_allowed", json_number(plan.tightest.best.epsilon_spent)},
+          {"releases_recorded", recorded.releases()},
+          {"accountants", rows}};
+}
+
+}  // namespace dpmcmc
