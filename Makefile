@@ -21,7 +21,7 @@ build: configure
 
 # The main job: a sampling of a built-in model with the preset's defaults.
 run: build
-	$(BUILD)/dpmcmc sample --model banana-tempered-2d --sampler rwmh --iter 5000 --warmup 5000 --chains 4 --seed 1 --out $(OUT)
+	$(BUILD)/dpmcmc sample --model banana-tempered-2d --sampler dp-penalty --epsilon 4 --chains 4 --out $(OUT)
 
 # Default suite: everything but the long statistical runs (label "long").
 test: build

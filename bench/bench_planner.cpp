@@ -85,3 +85,5 @@ BENCHMARK(KovEpsilon)->Arg(1000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMi
 
 }  // namespace
 }  // namespace dpmcmc
+
+BENCHMARK_MAIN();

@@ -28,6 +28,9 @@ struct SampleArgs {
   std::optional<double> step_size;
   std::optional<int> steps;
   std::optional<bool> randomize;
+  std::optional<double> epsilon, delta, tau, clip, alpha;
+  std::vector<std::string> accountants;
+  double warmup_fraction = 0.5;
 };
 
 SampleSpec to_spec(const SampleArgs& a) {
@@ -79,6 +82,13 @@ SampleSpec to_spec(const SampleArgs& a) {
     o["steps"] = *a.steps;
   }
   if (a.randomize) o["randomized_step_size"] = *a.randomize;
+  if (a.tau) o["tau"] = positive_option("--tau", *a.tau);
+  if (a.clip) o["clip"] = positive_option("--clip", *a.clip);
+  if (a.alpha) o["alpha"] = positive_option("--alpha", *a.alpha);
+  spec.epsilon = a.epsilon;
+  spec.delta = a.delta;
+  spec.accountants = a.accountants;
+  spec.warmup_fraction = a.warmup_fraction;
   spec.command_line = command_line();
   return spec;
 }
@@ -86,10 +96,31 @@ SampleSpec to_spec(const SampleArgs& a) {
 void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
   const auto& r = out.run;
   fmt::print(
-      "dpmcmc sample: model {}, sampler {}, {} chains x {} draws (warmup {}, thin {}), seed {}{}\n",
-      spec.preset, spec.sampler, spec.run.chains, spec.run.samples, spec.run.warmup, spec.run.thin,
-      spec.run.seed, spec.seed_given ? "" : " (from OS entropy)");
-  fmt::print("privacy: none (non-private baseline sampler)\n\n");
+      "dpmcmc sample: model {}, sampler {}, {} chains x {} iterations after {} warmup (thin {}), "
+      "seed {}{}\n",
+      spec.preset, spec.sampler, spec.run.chains, r.chains.front().samples_planned,
+      r.chains.front().warmup_planned, spec.run.thin, spec.run.seed,
+      spec.seed_given ? "" : " (from OS entropy)");
+  if (out.plan) {
+    const auto& p = *out.plan;
+    fmt::print(
+        "privacy: budget (epsilon {:g}, delta {:.3g}) shared by {} chains: {} iterations per chain "
+        "planned by {} ({})\n",
+        p.budget.epsilon, p.budget.delta, spec.run.chains, p.split.per_chain.front(),
+        p.tightest.best.accountant, to_string(p.tightest.best.bound));
+    for (const auto& row : out.report["privacy"]["accountants"]) {
+      if (!row.contains("recorded_epsilon")) continue;
+      const auto show = [](const nlohmann::json& v) {
+        return v.is_number() ? fmt::format("{:.6g}", v.get<double>()) : std::string("inf");
+      };
+      fmt::print("  {:<20} {:<12} planned epsilon {:>10}, recorded {:>10}\n",
+                 row["accountant"].get<std::string>(), row["bound"].get<std::string>(),
+                 show(row["planned_epsilon"]), show(row["recorded_epsilon"]));
+    }
+    fmt::print("\n");
+  } else {
+    fmt::print("privacy: none (non-private baseline sampler)\n\n");
+  }
   if (!out.summary.parameters.empty()) fmt::print("{}\n", format_summary(out.summary));
   for (const auto& ch : r.chains) {
     fmt::print("chain {}: {}, acceptance {:.3f}, {:.2f} s\n", ch.chain + 1, to_string(ch.status),
@@ -117,7 +148,10 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--config")
       ->description("Read options from a JSON or TOML file (the command line wins)");
   cmd->add_option("--model", a->model, "Model preset (see `dpmcmc models`)")->capture_default_str();
-  cmd->add_option("--sampler", a->sampler, "Sampler: rwmh, hmc")->capture_default_str();
+  cmd->add_option("--sampler", a->sampler,
+                  "Sampler: rwmh, hmc (non-private); dp-penalty, dp-penalty-ocu, dp-penalty-gwmh "
+                  "(private: need --epsilon)")
+      ->capture_default_str();
   cmd->add_option("--data", a->data,
                   "CSV data file (header + numeric rows); default: the preset's synthetic data");
   cmd->add_option("--n", a->n, "Rows of synthetic data (default: the preset's n)");
@@ -146,12 +180,31 @@ void add_sample_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--randomize-step", a->randomize,
                   "hmc: randomised Halton step size (true/false)");
+  cmd->add_option("--epsilon", a->epsilon,
+                  "Private samplers: the privacy budget epsilon shared by all chains");
+  cmd->add_option("--delta", a->delta, "Private samplers: delta (default 0.1/n)");
+  cmd->add_option("--tau", a->tau,
+                  "dp-penalty*: noise multiplier tau (noise sd tau n^alpha times the sensitivity)");
+  cmd->add_option(
+      "--clip", a->clip,
+      "dp-penalty*: clip bound b: each row's log-likelihood ratio to +-b|theta'-theta|");
+  cmd->add_option("--alpha", a->alpha,
+                  "dp-penalty*: exponent alpha of n in the noise (default 0.5)");
+  cmd->add_option("--accountants", a->accountants,
+                  "Private samplers: accountants to plan with (default: every certified one; the "
+                  "tightest wins)")
+      ->delimiter(',');
+  cmd->add_option("--warmup-fraction", a->warmup_fraction,
+                  "Private samplers: share of each chain's planned iterations used as warmup")
+      ->capture_default_str();
   cmd->add_option("--reference-draws", a->reference_draws, "Exact posterior draws for the MMD")
       ->capture_default_str();
   cmd->add_flag("--quiet", a->quiet, "No progress display");
   cmd->footer(
       "Hyperparameters not given come from the preset (`dpmcmc models NAME` lists them and their "
-      "sources). Output: DIR/chain-K.csv (Stan CSV) and DIR/report.json.");
+      "sources). Private samplers run as many iterations as the budget allows (--iter and "
+      "--warmup do not apply); the report shows the planned and the recorded spend per "
+      "accountant. Output: DIR/chain-K.csv (Stan CSV) and DIR/report.json.");
   cmd->callback([a] {
     const SampleSpec spec = to_spec(*a);
     const SampleOutcome out = run_sample_job(spec);

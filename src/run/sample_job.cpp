@@ -9,7 +9,11 @@
 #include "data/csv_loader.hpp"
 #include "diagnostics/sample_error.hpp"
 #include "io/run_report.hpp"
+#include "privacy/gaussian_pld.hpp"
+#include "privacy/iteration_templates.hpp"
+#include "privacy/private_data.hpp"
 #include "run/csv_draw_sink.hpp"
+#include "samplers/dp_penalty.hpp"
 #include "samplers/hmc.hpp"
 #include "samplers/rwmh.hpp"
 
@@ -39,7 +43,10 @@ double number_param(const json& params, const std::string& sampler, const std::s
 
 // Preset defaults for the sampler, overridden key by key.
 json sampler_params(const Preset& preset, const std::string& sampler, const json& overrides) {
-  json params = preset.samplers.contains(sampler) ? preset.samplers.at(sampler) : json::object();
+  // The thesis ran OCU together with GWMH ("OCU+GWMH" column of reference-configs.md): both
+  // variants start from those defaults.
+  const std::string key = sampler == "dp-penalty-gwmh" ? "dp-penalty-ocu" : sampler;
+  json params = preset.samplers.contains(key) ? preset.samplers.at(key) : json::object();
   for (const auto& [k, v] : overrides.items()) params[k] = v;
   params.erase("source");
   return params;
@@ -73,8 +80,35 @@ std::vector<std::string> kernel_columns(const KernelFactory& factory) {
 }  // namespace
 
 std::vector<std::string> sampler_names() {
-  return {"rwmh", "hmc"};
+  return {"rwmh", "hmc", "dp-penalty", "dp-penalty-ocu", "dp-penalty-gwmh"};
 }
+
+bool is_private_sampler(const std::string& sampler) {
+  return sampler.rfind("dp-", 0) == 0;
+}
+
+namespace {
+
+PenaltyProposal penalty_proposal(const std::string& sampler) {
+  if (sampler == "dp-penalty") return PenaltyProposal::full;
+  if (sampler == "dp-penalty-ocu") return PenaltyProposal::one_component;
+  return PenaltyProposal::guided_walk;
+}
+
+DpPenaltyConfig penalty_config(const std::string& sampler, const json& params, int dim) {
+  DpPenaltyConfig c;
+  if (!params.contains("proposal_sd")) {
+    throw UsageError(fmt::format("sampler '{}' needs --proposal-sd", sampler));
+  }
+  c.scale = vector_param(params["proposal_sd"], sampler, "proposal_sd", dim);
+  c.tau = number_param(params, sampler, "tau");
+  c.clip = number_param(params, sampler, "clip");
+  c.alpha = params.value("alpha", 0.5);
+  c.proposal = penalty_proposal(sampler);
+  return c;
+}
+
+}  // namespace
 
 SampleOutcome run_sample_job(const SampleSpec& spec) {
   const Preset& preset = find_preset(spec.preset);
@@ -96,10 +130,66 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   }
 
   const json params = sampler_params(preset, spec.sampler, spec.overrides);
-  const KernelFactory factory = kernel_factory(spec.sampler, params, *model, data);
-  const std::vector<std::string> extra = kernel_columns(factory);
-
   RunConfig run = spec.run;
+  SampleOutcome out;
+  KernelFactory factory;
+  std::vector<EventLog> logs(static_cast<std::size_t>(run.chains));
+  if (is_private_sampler(spec.sampler)) {
+    if (spec.sampler != "dp-penalty" && spec.sampler != "dp-penalty-ocu" &&
+        spec.sampler != "dp-penalty-gwmh") {
+      throw UsageError(fmt::format("--sampler: unknown sampler '{}'; available: {}", spec.sampler,
+                                   fmt::join(sampler_names(), ", ")));
+    }
+    if (!spec.epsilon)
+      throw UsageError(fmt::format("--epsilon: sampler '{}' is private and needs a privacy budget",
+                                   spec.sampler));
+    const double n = static_cast<double>(data.rows());
+    const Budget budget{*spec.epsilon, spec.delta.value_or(0.1 / n)};
+    check_epsilon(budget.epsilon, "--epsilon");
+    check_delta(budget.delta, "--delta");
+    if (!(spec.warmup_fraction >= 0.0 && spec.warmup_fraction < 1.0)) {
+      throw UsageError(fmt::format("--warmup-fraction: expected a number in [0, 1), got {}",
+                                   spec.warmup_fraction));
+    }
+    const DpPenaltyConfig config = penalty_config(spec.sampler, params, model->dim());
+    // The release template: one log-likelihood-ratio release with multiplier τ n^α per
+    // iteration (002_673c6a5269ae2454.txt Theorems 3.1–3.2); the kernel's recorded events have
+    // the same multiplier, so planned and recorded spends agree.
+    out.plan = plan_private_run(budget, dp_penalty_template(config.tau, n, config.alpha),
+                                run.chains, spec.accountants);
+    run.per_chain.clear();
+    for (const auto k : out.plan->split.per_chain) {
+      const auto warm =
+          static_cast<std::size_t>(std::floor(spec.warmup_fraction * static_cast<double>(k)));
+      run.per_chain.push_back({warm, static_cast<std::size_t>(k) - warm});
+    }
+    run.warmup = run.per_chain.front().warmup;
+    run.samples = run.per_chain.front().samples;
+    const double mu_per_release = 1.0 / (2.0 * std::pow(config.tau * std::pow(n, config.alpha), 2));
+    const std::optional<std::uint64_t> noise_seed =
+        spec.seed_given ? std::optional<std::uint64_t>(run.seed) : std::nullopt;
+    const auto per_chain = out.plan->split.per_chain;
+    factory = [&model, &data, &logs, config, per_chain, noise_seed, budget, mu_per_release,
+               first = run.first_chain](int chain) -> std::unique_ptr<Kernel> {
+      const auto index = static_cast<std::size_t>(chain - first);
+      auto pd = std::make_unique<PrivateData>(
+          *model, data, make_noise_rng(noise_seed, static_cast<std::uint64_t>(chain)), logs[index],
+          ReleaseAllowance{{"llr_sum", per_chain[index]}});
+      auto kernel = std::make_unique<DpPenaltyKernel>(*model, std::move(pd), config);
+      // eps_spent__: ε(δ) of this chain's own releases so far by the closed-form Gaussian PLD,
+      // exact for a composition of Gaussian releases (the run's total is in the report).
+      kernel->set_spend_callback([mu_per_release, delta = budget.delta](std::uint64_t releases) {
+        return releases == 0
+                   ? 0.0
+                   : gaussian_pld_epsilon(mu_per_release * static_cast<double>(releases), delta);
+      });
+      return kernel;
+    };
+  } else {
+    factory = kernel_factory(spec.sampler, params, *model, data);
+  }
+  const std::vector<std::string> extra = kernel_columns(factory);
+  // kernel_columns built chain 0's kernel once; its PrivateData made no release.
   if (!spec.init_given) {
     run.init.centre = preset.start_centre;
     run.init.spread = start_deviation(preset, *model, data, data_seed);
@@ -134,8 +224,8 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   };
 
   Stopwatch clock;
-  SampleOutcome out;
   out.run = run_chains(factory, model->param_names(), run, callbacks);
+  for (const auto& log : logs) out.recorded.merge(log);
   out.draw_files = files;
   Timings timings;
   timings.add("sampling", clock.seconds());
@@ -214,13 +304,18 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
         {"threads", out.run.threads},
         {"seed", run.seed},
         {"seed_source", spec.seed_given ? "user" : "os-entropy"},
+        {"noise_stream", out.plan
+                             ? (spec.seed_given ? "ChaCha20 keyed by the seed: keep the seed secret"
+                                                : "ChaCha20 keyed by OS entropy (not recorded)")
+                             : "none"},
         {"data_seed", data_seed},
         {"init", spec.init_given ? "user" : "preset rule: centre + N(0, I) * spread"},
         {"init_spread", json_number(run.init.spread)}}},
       // Non-private baselines release nothing under a privacy guarantee: the report says so
       // rather than leaving the field out.
-      {"privacy",
-       {{"private", false}, {"note", "non-private sampler: no (epsilon, delta) guarantee"}}},
+      {"privacy", out.plan ? privacy_report(*out.plan, out.recorded)
+                           : json{{"private", false},
+                                  {"note", "non-private sampler: no (epsilon, delta) guarantee"}}},
       {"chains", chains_json},
       {"summary", out.summary.parameters.empty() ? json(nullptr) : summary_json(out.summary)},
       {"accuracy", accuracy},

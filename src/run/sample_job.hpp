@@ -14,6 +14,7 @@
 #include "diagnostics/mmd.hpp"
 #include "diagnostics/summary.hpp"
 #include "models/presets.hpp"
+#include "run/private_plan.hpp"
 #include "run/run_config.hpp"
 #include "run/runner.hpp"
 
@@ -32,7 +33,14 @@ struct SampleSpec {
   bool seed_given = false;  // false: run.seed came from OS entropy (reported)
   bool init_given = false;  // run.init set by the user; else the preset's Section 5.2 rule
   std::filesystem::path out_dir = "out";
-  std::size_t reference_draws = 1000;     // exact draws for the MMD (thesis Section 5.2: 1000)
+  std::size_t reference_draws = 1000;  // exact draws for the MMD (thesis Section 5.2: 1000)
+  // Private samplers only: the budget shared by all chains (δ default: 0.1/n, the papers'
+  // rule), the accountants to plan with (empty: every certified one; the one allowing the most
+  // iterations wins), and the share of each chain's planned iterations used as warmup (the
+  // thesis discards the first half). --iter/--warmup do not apply: the budget sets the length.
+  std::optional<double> epsilon, delta;
+  std::vector<std::string> accountants;
+  double warmup_fraction = 0.5;
   std::vector<std::string> command_line;  // for the report
 };
 
@@ -44,7 +52,12 @@ struct SampleOutcome {
   std::vector<std::filesystem::path> draw_files;
   std::filesystem::path report_file;
   nlohmann::json report;
+  std::optional<PrivateRunPlan> plan;  // private samplers: the plan the run followed
+  EventLog recorded;                   // private samplers: every chain's releases, merged
 };
+
+// Whether `sampler` is a private sampler (reaches the data only through PrivateData).
+bool is_private_sampler(const std::string& sampler);
 
 // The sampler names `sample` accepts.
 std::vector<std::string> sampler_names();
