@@ -77,4 +77,13 @@ bool supports_all(const Accountant& accountant, std::span<const PrivacyEvent> ev
   return true;
 }
 
+double gaussian_half_inverse_square_sum(std::span<const PrivacyEvent> events) {
+  double sum = 0.0;
+  for (const PrivacyEvent& e : events) {
+    const double m = e.noise_multiplier();
+    sum += static_cast<double>(e.count) * 0.5 / (m * m);
+  }
+  return sum;
+}
+
 }  // namespace dpmcmc

@@ -65,12 +65,7 @@ double gaussian_pld_mu(std::span<const PrivacyEvent> events) {
   const GaussianPldAccountant accountant;
   check_supported(accountant, events);
   check_single_relation(events, accountant.name());
-  double mu = 0.0;
-  for (const PrivacyEvent& e : events) {
-    const double m = e.noise_multiplier();
-    mu += static_cast<double>(e.count) * 0.5 / (m * m);
-  }
-  return mu;
+  return gaussian_half_inverse_square_sum(events);
 }
 
 double gaussian_pld_log_delta(double mu, double epsilon) {

@@ -20,12 +20,7 @@ double zcdp_rho(std::span<const PrivacyEvent> events) {
   const ZcdpAccountant accountant;
   check_supported(accountant, events);
   check_single_relation(events, accountant.name());
-  double rho = 0.0;
-  for (const PrivacyEvent& e : events) {
-    const double m = e.noise_multiplier();
-    rho += static_cast<double>(e.count) * 0.5 / (m * m);
-  }
-  return rho;
+  return gaussian_half_inverse_square_sum(events);
 }
 
 double zcdp_epsilon(double rho, double delta) {
