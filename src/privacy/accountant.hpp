@@ -16,9 +16,12 @@ enum class BoundKind { upper_bound, lower_bound, estimate };
 
 inline const char* to_string(BoundKind k) {
   switch (k) {
-    case BoundKind::upper_bound: return "upper bound";
-    case BoundKind::lower_bound: return "lower bound";
-    case BoundKind::estimate: return "estimate";
+    case BoundKind::upper_bound:
+      return "upper bound";
+    case BoundKind::lower_bound:
+      return "lower bound";
+    case BoundKind::estimate:
+      return "estimate";
   }
   return "?";
 }

@@ -36,8 +36,8 @@ struct PrivacyEvent {
   double sampling_rate = 1.0;  // q ∈ (0, 1]
   Sampling sampling = Sampling::none;
   Neighbouring relation = Neighbouring::add_remove;
-  double epsilon = 0.0;  // approximate_dp only
-  double delta = 0.0;    // approximate_dp only
+  double epsilon = 0.0;     // approximate_dp only
+  double delta = 0.0;       // approximate_dp only
   std::uint64_t count = 1;  // number of identical releases this event stands for
   std::string label;        // what was released, e.g. "llr_sum", "grad_sum" (reports only)
 

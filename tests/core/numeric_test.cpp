@@ -10,7 +10,8 @@ namespace {
 
 TEST(Numeric, LogErfcMatchesDirectWhereRepresentable) {
   for (double x : {-5.0, -1.0, 0.0, 0.5, 3.0, 10.0, 25.9}) {
-    EXPECT_NEAR(log_erfc(x), std::log(std::erfc(x)), 1e-12 * std::max(1.0, std::abs(std::log(std::erfc(x)))));
+    EXPECT_NEAR(log_erfc(x), std::log(std::erfc(x)),
+                1e-12 * std::max(1.0, std::abs(std::log(std::erfc(x)))));
   }
 }
 
