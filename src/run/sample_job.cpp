@@ -192,7 +192,14 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   // kernel_columns built chain 0's kernel once; its PrivateData made no release.
   if (!spec.init_given) {
     run.init.centre = preset.start_centre;
-    run.init.spread = start_deviation(preset, *model, data, data_seed);
+    // The Section 5.2 rule uses exact posterior draws given the data. For a private sampler on
+    // the user's data that would be an unaccounted release, so the spread is then computed from
+    // the preset's public synthetic data instead (the same when the data are synthetic).
+    const bool private_user_data = is_private_sampler(spec.sampler) && spec.data_file;
+    run.init.spread =
+        private_user_data
+            ? start_deviation(preset, *model, simulate_preset(preset, *model, data_seed), data_seed)
+            : start_deviation(preset, *model, data, data_seed);
   }
 
   // One Stan CSV per chain: chain-1.csv, … (1-based like CmdStan's output files).
@@ -254,7 +261,12 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     pooled = std::move(grown);
   }
   json accuracy = json::object();
-  if (pooled.rows() >= 2) {
+  // Comparing with the exact posterior of the data is an evaluation tool for synthetic data: on
+  // a user's private data its result would be an unaccounted, non-private release.
+  if (is_private_sampler(spec.sampler) && spec.data_file) {
+    accuracy["skipped"] =
+        "private sampler on user data: the exact posterior of private data is not released";
+  } else if (pooled.rows() >= 2) {
     if (model->has_exact_posterior()) {
       Rng exact_rng = make_rng(data_seed, 0, Stream::exact);
       const Mat reference = model->sample_posterior(data, spec.reference_draws, exact_rng);

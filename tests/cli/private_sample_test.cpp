@@ -75,3 +75,28 @@ TEST(CliPrivateSample, BudgetErrors) {
 
 }  // namespace
 }  // namespace dpmcmc::test
+
+namespace dpmcmc::test {
+namespace {
+
+// On user data a private run releases nothing beyond its accounted releases: no accuracy
+// against the exact posterior of the private data in the report or on stdout.
+TEST(CliPrivateSample, NoNonPrivateEvaluationOfUserData) {
+  const auto dir = scratch_dir("private-userdata");
+  const auto data = dir / "d.csv";
+  auto r =
+      run_cli("simulate --model banana-tempered-2d --n 1000 --seed 9 --out " + data.string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = dir / "run";
+  r = run_cli("sample --model banana-tempered-2d --sampler dp-penalty --epsilon 2 --data " +
+                  data.string() + " --chains 2 --seed 3 --quiet --out " + out.string(),
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("MMD"), std::string::npos) << r.out;
+  const auto report = nlohmann::json::parse(slurp(out / "report.json"));
+  EXPECT_TRUE(report["accuracy"].contains("skipped"));
+  EXPECT_FALSE(report["accuracy"].contains("mmd"));
+}
+
+}  // namespace
+}  // namespace dpmcmc::test
