@@ -1,0 +1,71 @@
+// Per-iteration cost of the private kernels (issue "Private data access and the DP penalty
+// family", Benchmarks): one DP penalty transition — propose, one fused clipped
+// log-likelihood-ratio release over all rows through PrivateData (noise from the ChaCha20
+// stream, one event appended), penalty test — on the 10-d flat banana preset
+// (002_673c6a5269ae2454.txt Table 5.1: d = 10, a = 20, n = 2·10⁵) with the preset's published
+// τ, proposal sd and clip bound, for the plain, OCU and GWMH variants.
+// items = rows touched per transition (n), so items/s is the release's row throughput.
+#include <benchmark/benchmark.h>
+
+#include <limits>
+#include <memory>
+
+#include "models/presets.hpp"
+#include "privacy/private_data.hpp"
+#include "samplers/dp_penalty.hpp"
+
+namespace dpmcmc {
+namespace {
+
+struct Problem {
+  const Preset* preset = nullptr;
+  std::unique_ptr<Model> model;
+  Dataset data;
+};
+
+const Problem& banana10() {
+  static const Problem problem = [] {
+    Problem p;
+    p.preset = &find_preset("banana-flat-10d");
+    p.model = p.preset->make_model();
+    p.data = simulate_preset(*p.preset, *p.model, 1);
+    return p;
+  }();
+  return problem;
+}
+
+void BM_DpPenaltyIteration(benchmark::State& state) {
+  const Problem& p = banana10();
+  const auto variant = static_cast<PenaltyProposal>(state.range(0));
+  const auto& d = p.preset->sampler_defaults(variant == PenaltyProposal::full ? "dp-penalty"
+                                                                              : "dp-penalty-ocu");
+  DpPenaltyConfig config;
+  config.scale = Vec::Constant(1, d.at("proposal_sd").get<double>());
+  config.tau = d.at("tau").get<double>();
+  config.clip = d.at("clip").get<double>();
+  config.proposal = variant;
+  EventLog log;
+  auto data = std::make_unique<PrivateData>(
+      *p.model, p.data, make_noise_rng(1, 0), log,
+      ReleaseAllowance{{"llr_sum", std::numeric_limits<std::uint64_t>::max()}});
+  DpPenaltyKernel kernel(*p.model, std::move(data), config);
+  kernel.init(p.preset->true_theta);
+  Rng rng = make_rng(1, 0);
+  std::vector<double> extras(kernel.extra_columns().size());
+  std::int64_t accepted = 0;
+  for (auto _ : state) accepted += kernel.transition(rng, extras).accepted;
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(p.data.rows()));
+  state.counters["accept_rate"] =
+      static_cast<double>(accepted) / static_cast<double>(state.iterations());
+  state.SetLabel(penalty_sampler_name(variant));
+}
+BENCHMARK(BM_DpPenaltyIteration)
+    ->Arg(static_cast<int>(PenaltyProposal::full))
+    ->Arg(static_cast<int>(PenaltyProposal::one_component))
+    ->Arg(static_cast<int>(PenaltyProposal::guided_walk))
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace dpmcmc
+
+BENCHMARK_MAIN();
