@@ -27,6 +27,7 @@ struct AccountArgs {
   std::vector<std::string> accountants;
   std::optional<double> pld_interval, pld_tail_mass;
   std::string rdp_conversion;
+  std::vector<double> rdp_orders;
   bool json = false;
 };
 
@@ -35,6 +36,7 @@ AccountantOptions accountant_options(const AccountArgs& a) {
   if (a.pld_interval) o["pld_interval"] = *a.pld_interval;
   if (a.pld_tail_mass) o["pld_tail_mass"] = *a.pld_tail_mass;
   if (!a.rdp_conversion.empty()) o["rdp_conversion"] = a.rdp_conversion;
+  if (!a.rdp_orders.empty()) o["rdp_orders"] = a.rdp_orders;
   return o;
 }
 
@@ -174,6 +176,8 @@ void add_account_command(CLI::App& app) {
   cmd->add_option("--pld-tail-mass", a->pld_tail_mass, "Numerical PLD: truncated tail mass");
   cmd->add_option("--rdp-conversion", a->rdp_conversion,
                   "RDP to (eps, delta): improved or classical");
+  cmd->add_option("--rdp-orders", a->rdp_orders, "RDP: the order grid (comma-separated orders > 1)")
+      ->delimiter(',');
   cmd->add_flag("--json", a->json, "Machine-readable output");
   cmd->footer("Accountants: " + [] {
     std::string s;

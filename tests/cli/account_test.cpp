@@ -69,6 +69,8 @@ TEST(CliAccount, InvalidInputIsRefused) {
       {"account --algorithm dp-penalty --n 100 --tau 0.1 --epsilon 1", "--delta"},
       {"account --algorithm nope --n 100 --epsilon 1 --delta 1e-5", "--algorithm"},
       {"account --mechanism gaussian --sigma 1 --delta 1e-5 --accountants nope", "nope"},
+      {"account --mechanism gaussian --sigma 1 --delta 1e-5 --accountants rdp --rdp-orders 0.5,2",
+       "RDP orders"},
   };
   for (const auto& [args, needle] : cases) {
     const auto r = run_cli(args, dir);
