@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "models/checks.hpp"
+#include "models/expfam_model.hpp"
 
 namespace dpmcmc {
 
@@ -164,6 +165,71 @@ VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise
   spend(label, out.sensitivity, out.noise_sd);
   out.value.resize(d);
   for (int j = 0; j < d; ++j) out.value[j] = t * sum[j] + out.noise_sd * noise_.normal();
+  return out;
+}
+
+VectorRelease PrivateData::suff_stat(const SufficientStatistic& s, double noise_multiplier) {
+  static const std::string label = "suff_stat";
+  require_positive(noise_multiplier, "the noise multiplier", label);
+  require_allowance(label);
+  const int k = s.stat_dim();
+  const Vec& lo = s.stat_lower();
+  const Vec& hi = s.stat_upper();
+  if (k <= 0 || lo.size() != k || hi.size() != k || !lo.allFinite() || !hi.allFinite() ||
+      !(lo.array() < hi.array()).all()) {
+    throw ConfigError(fmt::format(
+        "release '{}': model '{}' declares an invalid statistic range (need {} finite bounds "
+        "with lower < upper)",
+        label, model_.name(), k));
+  }
+
+  const auto same = [](const Vec& a, const Vec& b) { return a.size() == b.size() && a == b; };
+  if (stat_source_ != &s || !same(stat_lower_, lo) || !same(stat_upper_, hi)) {
+    const std::size_t n = data_.rows();
+    const auto names = s.stat_names();
+    Vec sum = Vec::Zero(k);
+    Mat block(static_cast<Eigen::Index>(std::min(kBlockRows, n)), k);
+    for (std::size_t begin = 0; begin < n; begin += kBlockRows) {
+      const auto count = static_cast<Eigen::Index>(std::min(kBlockRows, n - begin));
+      auto out = block.topRows(count);
+      s.stat_rows(data_.block(begin, static_cast<std::size_t>(count)), out);
+      for (int j = 0; j < k; ++j) {
+        for (Eigen::Index i = 0; i < count; ++i) {
+          const double v = out(i, j);
+          if (!(v >= lo[j] && v <= hi[j])) {  // also catches NaN
+            throw DataError(fmt::format(
+                "private data{}: row {}: sufficient statistic '{}' of model '{}' is {} "
+                "(value {}), expected {}; rows outside the declared range are refused, not "
+                "clipped",
+                data_.source.empty() ? "" : " '" + data_.source + "'",
+                begin + static_cast<std::size_t>(i) + 1,
+                static_cast<std::size_t>(j) < names.size() ? names[static_cast<std::size_t>(j)]
+                                                           : std::to_string(j + 1),
+                model_.name(), std::isnan(v) ? "invalid" : "out of range", v,
+                s.stat_expectation(j)));
+          }
+        }
+      }
+      sum.noalias() += out.colwise().sum().transpose();
+    }
+    stat_source_ = &s;
+    stat_lower_ = lo;
+    stat_upper_ = hi;
+    stat_sum_ = std::move(sum);
+  }
+
+  VectorRelease out;
+  out.sensitivity = s.stat_sensitivity();
+  out.noise_sd = noise_multiplier * out.sensitivity;
+  if (!std::isfinite(out.noise_sd)) {
+    throw ConfigError(fmt::format("release '{}': noise sd {}·{} is not finite", label,
+                                  noise_multiplier, out.sensitivity));
+  }
+  out.rows = data_.rows();
+  out.clipped = 0;
+  spend(label, out.sensitivity, out.noise_sd);
+  out.value.resize(k);
+  for (int j = 0; j < k; ++j) out.value[j] = stat_sum_[j] + out.noise_sd * noise_.normal();
   return out;
 }
 

@@ -28,6 +28,8 @@
 
 namespace dpmcmc {
 
+class SufficientStatistic;  // models/expfam_model.hpp
+
 // Thrown when a release would exceed the chain's allowance. Kernels check remaining() first and
 // report exhausted(), so a correct sampler never triggers it; reaching it is a bug (exit 70).
 struct BudgetExhausted : SoftwareError {
@@ -80,6 +82,21 @@ class PrivateData {
   // σ = noise_multiplier · Δ. Event label "grad_sum".
   VectorRelease grad_sum(const Vec& theta, double bound, double noise_multiplier);
 
+  // Noisy sufficient statistic (004_14fb110475802c51.txt, Section 3.3 and Algorithm 3, step 1):
+  //   S + N(0, σ² I),  S = Σ_i s(x_i) over all rows,
+  // with Δ = ‖hi − lo‖₂ (stat_sensitivity(), substitute relation: one row's s(x) moves within
+  // the declared box [lo, hi]) and σ = noise_multiplier · Δ. Event label "suff_stat".
+  // Out-of-range rows are refused, not clipped: the first request for a statistic checks every
+  // row and throws DataError naming the (1-based) row, the statistic's component, the value and
+  // the expected range when some s(x_i) is outside [lo, hi] or not finite; nothing is released
+  // then. Silent clipping would change the posterior the sampler targets, so the user must clean
+  // or declare a wider box. `rows`/`clipped` of the result are n and 0.
+  // The exact sum is computed once per statistic object (O(n k)) and kept: every later release
+  // only draws fresh noise, O(k) — the per-iteration cost of Algorithm 3 does not grow with n.
+  // The cache is keyed by the object's address and its declared box; a statistic must not
+  // change its definition while this PrivateData lives. Untempered (s does not depend on θ).
+  VectorRelease suff_stat(const SufficientStatistic& s, double noise_multiplier);
+
  private:
   // BudgetExhausted naming the label and the allowance unless remaining(label) > 0.
   void require_allowance(const std::string& label) const;
@@ -95,6 +112,9 @@ class PrivateData {
   Vec scratch_;
   Mat grad_scratch_;
   Vec norm_scratch_;
+  // The cached exact statistic of suff_stat and what it was computed for.
+  const SufficientStatistic* stat_source_ = nullptr;
+  Vec stat_lower_, stat_upper_, stat_sum_;
 };
 
 }  // namespace dpmcmc
