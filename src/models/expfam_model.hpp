@@ -44,6 +44,8 @@ class SufficientStatistic {
 // is 1 (Algorithm 3 has no tempering).
 class ExpFamModel : public Model, public SufficientStatistic {
  public:
+  // No tempering: the released statistic and its sensitivity are those of the untempered sum.
+  double temperature() const final { return 1.0; }
   // η(θ), size stat_dim().
   virtual Vec natural_parameter(const Vec& theta) const = 0;
   // A(θ), the per-row log-partition (−log g(θ) in the paper).

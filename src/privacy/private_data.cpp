@@ -168,10 +168,8 @@ VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise
   return out;
 }
 
-VectorRelease PrivateData::suff_stat(const SufficientStatistic& s, double noise_multiplier) {
+void PrivateData::prepare_suff_stat(const SufficientStatistic& s) {
   static const std::string label = "suff_stat";
-  require_positive(noise_multiplier, "the noise multiplier", label);
-  require_allowance(label);
   const int k = s.stat_dim();
   const Vec& lo = s.stat_lower();
   const Vec& hi = s.stat_upper();
@@ -217,6 +215,14 @@ VectorRelease PrivateData::suff_stat(const SufficientStatistic& s, double noise_
     stat_upper_ = hi;
     stat_sum_ = std::move(sum);
   }
+}
+
+VectorRelease PrivateData::suff_stat(const SufficientStatistic& s, double noise_multiplier) {
+  static const std::string label = "suff_stat";
+  require_positive(noise_multiplier, "the noise multiplier", label);
+  require_allowance(label);
+  prepare_suff_stat(s);
+  const int k = s.stat_dim();
 
   VectorRelease out;
   out.sensitivity = s.stat_sensitivity();

@@ -96,6 +96,10 @@ class PrivateData {
   // The cache is keyed by the object's address and its declared box; a statistic must not
   // change its definition while this PrivateData lives. Untempered (s does not depend on θ).
   VectorRelease suff_stat(const SufficientStatistic& s, double noise_multiplier);
+  // Computes, checks and caches S for `s` as suff_stat's first request does, releasing nothing
+  // (no noise, no event, no allowance): lets a kernel refuse bad rows (DataError, as above) when
+  // it is built rather than at its first transition. ConfigError for an invalid declared range.
+  void prepare_suff_stat(const SufficientStatistic& s);
 
  private:
   // BudgetExhausted naming the label and the allowance unless remaining(label) > 0.

@@ -56,6 +56,9 @@ DpPenaltyExpFamKernel::DpPenaltyExpFamKernel(const ExpFamModel& model, PrivateDa
   }
   theta_ = Vec::Zero(dim_);
   proposal_ = Vec::Zero(dim_);
+  // Rows outside the declared range are refused now, before the run, rather than at the first
+  // release; this computes S once and releases nothing.
+  data.prepare_suff_stat(model_);
 }
 
 DpPenaltyExpFamKernel::DpPenaltyExpFamKernel(const ExpFamModel& model,
@@ -78,6 +81,8 @@ void DpPenaltyExpFamKernel::init(const Vec& theta0) {
   }
   theta_ = theta0;
   log_prior_ = lp;
+  eta_ = model_.natural_parameter(theta_);
+  log_partition_ = model_.log_partition(theta_);
   initialised_ = true;
 }
 
@@ -98,6 +103,8 @@ TransitionInfo DpPenaltyExpFamKernel::transition(Rng& rng, std::span<double> ext
   double noise_sd = 0.0;
   const double lp_new = proposal_.allFinite() ? model_.log_prior(proposal_) : -kInf;
   AcceptDecision d;
+  Vec eta_new;
+  double a_new = log_partition_;
   if (std::isnan(lp_new) || lp_new == -kInf) {
     d = {false, 0.0};   // outside the public prior's support: rejected without a release
     rng.uniform_pos();  // keep the stream position independent of the branch
@@ -108,16 +115,20 @@ TransitionInfo DpPenaltyExpFamKernel::transition(Rng& rng, std::span<double> ext
     // Algorithm 3, step 1: a fresh noisy statistic Ŝ = S + N(0, σ² I).
     const VectorRelease r = data_->suff_stat(model_, multiplier_);
     // Step 2: d̂ from Ŝ, its noise sd σ_d = σ‖η(θ′) − η(θ)‖ (equation (8)), penalty test.
-    const Vec deta = model_.natural_parameter(proposal_) - model_.natural_parameter(theta_);
+    eta_new = model_.natural_parameter(proposal_);
+    a_new = model_.log_partition(proposal_);
     const double n = static_cast<double>(r.rows);
-    const double d_hat =
-        deta.dot(r.value) - n * (model_.log_partition(proposal_) - model_.log_partition(theta_));
-    noise_sd = r.noise_sd * deta.norm();
+    const double d_hat = (eta_new - eta_).dot(r.value) - n * (a_new - log_partition_);
+    noise_sd = r.noise_sd * (eta_new - eta_).norm();
     d = penalty_accept(d_hat + lp_new - log_prior_, noise_sd, rng);
   }
 
   info.accept_stat = d.accept_stat;
   if (d.accept) {
+    if (eta_new.size() > 0) {  // a tested move (a zero step keeps η and A)
+      eta_.swap(eta_new);
+      log_partition_ = a_new;
+    }
     theta_.swap(proposal_);
     log_prior_ = lp_new;
     info.accepted = true;

@@ -54,8 +54,9 @@ std::vector<PrivacyEvent> dp_penalty_expfam_template(double tau, double n, doubl
 class DpPenaltyExpFamKernel final : public Kernel {
  public:
   // ConfigError naming the parameter unless τ, α are finite and > 0, τn^α is finite, and the
-  // scale is valid. The model must outlive the kernel (and `data` in the borrowing form); it
-  // must be the model `data` was built with.
+  // scale is valid; DataError naming the row when a row's statistic is outside the model's
+  // declared range (PrivateData::prepare_suff_stat, which releases nothing). The model must outlive
+  // the kernel (and `data` in the borrowing form); it must be the model `data` was built with.
   DpPenaltyExpFamKernel(const ExpFamModel& model, PrivateData& data, DpPenaltyExpFamConfig config);
   DpPenaltyExpFamKernel(const ExpFamModel& model, std::unique_ptr<PrivateData> data,
                         DpPenaltyExpFamConfig config);
@@ -89,6 +90,8 @@ class DpPenaltyExpFamKernel final : public Kernel {
   int dim_;
   double multiplier_;
   Vec scale_, theta_, proposal_;
+  Vec eta_;  // η(θ) and A(θ) of the current state
+  double log_partition_ = 0.0;
   double log_prior_ = 0.0;
   bool initialised_ = false;
 };

@@ -91,6 +91,25 @@ TEST(SuffStatRelease, EqualsDirectSumPlusReplayedNoiseAndRecordsOneEventEach) {
   EXPECT_EQ(e.count, 3u);
 }
 
+// prepare_suff_stat evaluates the rows once and releases nothing; the releases reuse its sum.
+TEST(SuffStatRelease, PrepareComputesOnceAndReleasesNothing) {
+  const auto model = box_model();
+  const Dataset data = box_data(model, 5000);
+  EventLog log;
+  PrivateData pd(model, data, make_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 1}});
+  CountingStatistic stat(model);
+  pd.prepare_suff_stat(stat);
+  pd.prepare_suff_stat(stat);
+  EXPECT_EQ(stat.evaluated, 5000u);
+  EXPECT_EQ(log.releases(), 0u);
+  EXPECT_EQ(pd.remaining("suff_stat"), 1u);
+  NoiseRng replay = make_noise_rng(kNoiseSeed, 0);
+  const VectorRelease out = pd.suff_stat(stat, 1.0);
+  EXPECT_EQ(stat.evaluated, 5000u);
+  const double expected = data.x.col(0).sum() + 5.0 * replay.normal();
+  EXPECT_NEAR(out.value[0], expected, 1e-9 * std::abs(expected));
+}
+
 TEST(SuffStatRelease, RefusedBeyondTheAllowanceAndWithoutOne) {
   const auto model = box_model();
   const Dataset data = box_data(model, 50);

@@ -225,8 +225,8 @@ TEST(DpPenaltyExpFamKernel, BadInput) {
   EXPECT_THROW(ExpFamBernoulliModel(0.0, 1.0), ConfigError);
   EXPECT_THROW(ExpFamBernoulliModel(1.0, std::nan("")), ConfigError);
 
-  // Data outside the box: the first transition refuses with a DataError naming the row and
-  // nothing is released.
+  // Data outside the box: building the kernel refuses with a DataError naming the row and the
+  // column, and nothing is released.
   const auto m = gauss_box();
   Rng rng = make_rng(7, 0, Stream::data);
   Dataset data = m.simulate(vec2(0.5, 1.0), 100, rng);
@@ -234,12 +234,8 @@ TEST(DpPenaltyExpFamKernel, BadInput) {
   Chain c(m, data, 10);
   DpPenaltyExpFamConfig cfg;
   cfg.scale = Vec::Constant(1, 0.1);
-  DpPenaltyExpFamKernel k(m, *c.pd, cfg);
-  k.init(vec2(0.5, 1.0));
-  Rng alg = make_rng(1, 0);
-  double extras[3];
   try {
-    k.transition(alg, extras);
+    DpPenaltyExpFamKernel k(m, *c.pd, cfg);
     ADD_FAILURE() << "no DataError";
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("row 42"), std::string::npos) << e.what();
