@@ -181,6 +181,13 @@ void PrivateData::prepare_suff_stat(const SufficientStatistic& s) {
         label, model_.name(), k));
   }
 
+  // A statistic that is a model reads that model's data columns: they must be this dataset's.
+  if (const auto* as_model = dynamic_cast<const Model*>(&s);
+      as_model != nullptr && as_model->data_columns().size() != data_.cols()) {
+    throw SoftwareError(fmt::format(
+        "release '{}': statistic of model '{}' expects {} data columns, the private data has {}",
+        label, as_model->name(), as_model->data_columns().size(), data_.cols()));
+  }
   const auto same = [](const Vec& a, const Vec& b) { return a.size() == b.size() && a == b; };
   if (stat_source_ != &s || !same(stat_lower_, lo) || !same(stat_upper_, hi)) {
     const std::size_t n = data_.rows();

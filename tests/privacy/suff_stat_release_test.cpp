@@ -127,6 +127,18 @@ TEST(SuffStatRelease, RefusedBeyondTheAllowanceAndWithoutOne) {
   EXPECT_EQ(log2.releases(), 0u);
 }
 
+// A model's statistic applied to another model's data of a different width is a software error,
+// caught before any row is read.
+TEST(SuffStatRelease, StatisticOfAModelWithOtherColumnsIsRefused) {
+  const auto model = box_model();
+  const Dataset data = box_data(model, 20);
+  EventLog log;
+  PrivateData pd(model, data, make_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
+  const ExpFamBernoulliModel other(1.0, 1.0);
+  EXPECT_THROW(pd.suff_stat(other, 1.0), SoftwareError);
+  EXPECT_EQ(log.releases(), 0u);
+}
+
 TEST(SuffStatRelease, BadMultiplierIsAConfigError) {
   const auto model = box_model();
   const Dataset data = box_data(model, 20);
