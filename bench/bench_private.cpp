@@ -5,14 +5,22 @@
 // (002_673c6a5269ae2454.txt Table 5.1: d = 10, a = 20, n = 2·10⁵) with the preset's published
 // τ, proposal sd and clip bound, for the plain, OCU and GWMH variants.
 // items = rows touched per transition (n), so items/s is the release's row throughput.
+//
+// ExpFamIteration: one exponential-family DP penalty transition (004_14fb110475802c51.txt
+// Algorithm 3) on a 2-d Gaussian mean with data in the box [−5, 5]² at n = 10³ and n = 10⁷: the
+// exact sufficient statistic is computed once when the kernel is built (not timed), each
+// iteration releases it with fresh noise, so the time per iteration must not grow with n.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <limits>
 #include <memory>
 
+#include "models/expfam_gaussian.hpp"
 #include "models/presets.hpp"
 #include "privacy/private_data.hpp"
 #include "samplers/dp_penalty.hpp"
+#include "samplers/dp_penalty_expfam.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -64,6 +72,31 @@ BENCHMARK(BM_DpPenaltyIteration)
     ->Arg(static_cast<int>(PenaltyProposal::one_component))
     ->Arg(static_cast<int>(PenaltyProposal::guided_walk))
     ->Unit(benchmark::kMillisecond);
+
+void BM_ExpFamIteration(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const ExpFamGaussianModel model(Vec::Zero(2), 100.0 * Mat::Identity(2, 2), Mat::Identity(2, 2),
+                                  Vec::Constant(2, -5.0), Vec::Constant(2, 5.0));
+  Rng data_rng = make_rng(1, 0, Stream::data);
+  Vec theta(2);
+  theta << 0.0, 1.0;
+  const Dataset data = model.simulate(theta, n, data_rng);
+  EventLog log;
+  DpPenaltyExpFamConfig config;
+  config.scale = Vec::Constant(1, 1.0 / std::sqrt(static_cast<double>(n)));
+  config.tau = 0.1;
+  DpPenaltyExpFamKernel kernel(
+      model,
+      std::make_unique<PrivateData>(
+          model, data, make_noise_rng(1, 0), log,
+          ReleaseAllowance{{"suff_stat", std::numeric_limits<std::uint64_t>::max()}}),
+      config);
+  kernel.init(theta);
+  Rng rng = make_rng(1, 0);
+  std::vector<double> extras(kernel.extra_columns().size());
+  for (auto _ : state) benchmark::DoNotOptimize(kernel.transition(rng, extras).accepted);
+}
+BENCHMARK(BM_ExpFamIteration)->Arg(1000)->Arg(10000000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace dpmcmc
