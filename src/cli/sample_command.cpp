@@ -149,8 +149,8 @@ void add_sample_command(CLI::App& app) {
       ->description("Read options from a JSON or TOML file (the command line wins)");
   cmd->add_option("--model", a->model, "Model preset (see `dpmcmc models`)")->capture_default_str();
   cmd->add_option("--sampler", a->sampler,
-                  "Sampler: rwmh, hmc (non-private); dp-penalty, dp-penalty-ocu, dp-penalty-gwmh "
-                  "(private: need --epsilon)")
+                  "Sampler: rwmh, hmc (non-private); dp-penalty, dp-penalty-ocu, dp-penalty-gwmh, "
+                  "dp-penalty-expfam (private: need --epsilon)")
       ->capture_default_str();
   cmd->add_option("--data", a->data,
                   "CSV data file (header + numeric rows); default: the preset's synthetic data");

@@ -9,11 +9,13 @@
 #include "data/csv_loader.hpp"
 #include "diagnostics/sample_error.hpp"
 #include "io/run_report.hpp"
+#include "models/expfam_model.hpp"
 #include "privacy/gaussian_pld.hpp"
 #include "privacy/iteration_templates.hpp"
 #include "privacy/private_data.hpp"
 #include "run/csv_draw_sink.hpp"
 #include "samplers/dp_penalty.hpp"
+#include "samplers/dp_penalty_expfam.hpp"
 #include "samplers/hmc.hpp"
 #include "samplers/rwmh.hpp"
 
@@ -80,7 +82,7 @@ std::vector<std::string> kernel_columns(const KernelFactory& factory) {
 }  // namespace
 
 std::vector<std::string> sampler_names() {
-  return {"rwmh", "hmc", "dp-penalty", "dp-penalty-ocu", "dp-penalty-gwmh"};
+  return {"rwmh", "hmc", "dp-penalty", "dp-penalty-ocu", "dp-penalty-gwmh", "dp-penalty-expfam"};
 }
 
 bool is_private_sampler(const std::string& sampler) {
@@ -135,10 +137,18 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   KernelFactory factory;
   std::vector<EventLog> logs(static_cast<std::size_t>(run.chains));
   if (is_private_sampler(spec.sampler)) {
-    if (spec.sampler != "dp-penalty" && spec.sampler != "dp-penalty-ocu" &&
+    const bool expfam = spec.sampler == "dp-penalty-expfam";
+    if (!expfam && spec.sampler != "dp-penalty" && spec.sampler != "dp-penalty-ocu" &&
         spec.sampler != "dp-penalty-gwmh") {
       throw UsageError(fmt::format("--sampler: unknown sampler '{}'; available: {}", spec.sampler,
                                    fmt::join(sampler_names(), ", ")));
+    }
+    const auto* expfam_model = dynamic_cast<const ExpFamModel*>(model.get());
+    if (expfam && expfam_model == nullptr) {
+      throw UsageError(fmt::format(
+          "--sampler dp-penalty-expfam needs an exponential-family model (presets gauss-box-2d, "
+          "bernoulli-beta); '{}' is not one",
+          preset.name));
     }
     if (!spec.epsilon)
       throw UsageError(fmt::format("--epsilon: sampler '{}' is private and needs a privacy budget",
@@ -151,12 +161,29 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
       throw UsageError(fmt::format("--warmup-fraction: expected a number in [0, 1), got {}",
                                    spec.warmup_fraction));
     }
-    const DpPenaltyConfig config = penalty_config(spec.sampler, params, model->dim());
-    // The release template: one log-likelihood-ratio release with multiplier τ n^α per
-    // iteration (002_673c6a5269ae2454.txt Theorems 3.1–3.2); the kernel's recorded events have
-    // the same multiplier, so planned and recorded spends agree.
-    out.plan = plan_private_run(budget, dp_penalty_template(config.tau, n, config.alpha),
-                                run.chains, spec.accountants);
+    // The release template of one iteration: one Gaussian release with multiplier τ n^α — the
+    // log-likelihood ratio (002_673c6a5269ae2454.txt Theorems 3.1–3.2) or the sufficient
+    // statistic (004_14fb110475802c51.txt Algorithm 3). The kernels record events with the same
+    // multiplier, so planned and recorded spends agree.
+    const DpPenaltyConfig config =
+        expfam ? DpPenaltyConfig{} : penalty_config(spec.sampler, params, model->dim());
+    DpPenaltyExpFamConfig expfam_config;
+    if (expfam) {
+      if (!params.contains("proposal_sd")) {
+        throw UsageError("sampler 'dp-penalty-expfam' needs --proposal-sd");
+      }
+      expfam_config.scale =
+          vector_param(params["proposal_sd"], spec.sampler, "proposal_sd", model->dim());
+      expfam_config.tau = number_param(params, spec.sampler, "tau");
+      expfam_config.alpha = params.value("alpha", 0.5);
+    }
+    const double tau = expfam ? expfam_config.tau : config.tau;
+    const double alpha = expfam ? expfam_config.alpha : config.alpha;
+    const std::string label = expfam ? "suff_stat" : "llr_sum";
+    out.plan = plan_private_run(
+        budget,
+        expfam ? dp_penalty_expfam_template(tau, n, alpha) : dp_penalty_template(tau, n, alpha),
+        run.chains, spec.accountants);
     run.per_chain.clear();
     for (const auto k : out.plan->split.per_chain) {
       const auto warm =
@@ -165,24 +192,31 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     }
     run.warmup = run.per_chain.front().warmup;
     run.samples = run.per_chain.front().samples;
-    const double mu_per_release = 1.0 / (2.0 * std::pow(config.tau * std::pow(n, config.alpha), 2));
+    const double mu_per_release = 1.0 / (2.0 * std::pow(tau * std::pow(n, alpha), 2));
+    // eps_spent__: ε(δ) of this chain's own releases so far by the closed-form Gaussian PLD,
+    // exact for a composition of Gaussian releases (the run's total is in the report).
+    const SpendCallback spent = [mu_per_release, delta = budget.delta](std::uint64_t releases) {
+      return releases == 0
+                 ? 0.0
+                 : gaussian_pld_epsilon(mu_per_release * static_cast<double>(releases), delta);
+    };
     const std::optional<std::uint64_t> noise_seed =
         spec.seed_given ? std::optional<std::uint64_t>(run.seed) : std::nullopt;
     const auto per_chain = out.plan->split.per_chain;
-    factory = [&model, &data, &logs, config, per_chain, noise_seed, budget, mu_per_release,
-               first = run.first_chain](int chain) -> std::unique_ptr<Kernel> {
+    factory = [&model, &data, &logs, expfam_model, expfam, config, expfam_config, label, per_chain,
+               noise_seed, spent, first = run.first_chain](int chain) -> std::unique_ptr<Kernel> {
       const auto index = static_cast<std::size_t>(chain - first);
       auto pd = std::make_unique<PrivateData>(
           *model, data, make_noise_rng(noise_seed, static_cast<std::uint64_t>(chain)), logs[index],
-          ReleaseAllowance{{"llr_sum", per_chain[index]}});
+          ReleaseAllowance{{label, per_chain[index]}});
+      if (expfam) {
+        auto kernel =
+            std::make_unique<DpPenaltyExpFamKernel>(*expfam_model, std::move(pd), expfam_config);
+        kernel->set_spend_callback(spent);
+        return kernel;
+      }
       auto kernel = std::make_unique<DpPenaltyKernel>(*model, std::move(pd), config);
-      // eps_spent__: ε(δ) of this chain's own releases so far by the closed-form Gaussian PLD,
-      // exact for a composition of Gaussian releases (the run's total is in the report).
-      kernel->set_spend_callback([mu_per_release, delta = budget.delta](std::uint64_t releases) {
-        return releases == 0
-                   ? 0.0
-                   : gaussian_pld_epsilon(mu_per_release * static_cast<double>(releases), delta);
-      });
+      kernel->set_spend_callback(spent);
       return kernel;
     };
   } else {

@@ -100,3 +100,38 @@ TEST(CliPrivateSample, NoNonPrivateEvaluationOfUserData) {
 
 }  // namespace
 }  // namespace dpmcmc::test
+
+namespace dpmcmc::test {
+namespace {
+
+// The exponential-family penalty (004_14fb110475802c51.txt Algorithm 3) through the CLI: its
+// "suff_stat" releases are recorded and compose to the planned spend; a model that is not an
+// exponential family is refused before anything is released.
+TEST(CliPrivateSample, ExponentialFamilyPenalty) {
+  const auto dir = scratch_dir("private-expfam");
+  const auto out = dir / "run";
+  auto r = run_cli(
+      "sample --model bernoulli-beta --sampler dp-penalty-expfam --epsilon 2 "
+      "--chains 2 --seed 2 --quiet --out " +
+          out.string(),
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = nlohmann::json::parse(slurp(out / "report.json"));
+  const auto& privacy = report["privacy"];
+  EXPECT_EQ(privacy["releases_recorded"], privacy["iterations_scheduled"]);
+  for (const auto& row : privacy["accountants"]) {
+    EXPECT_NEAR(row["recorded_epsilon"].get<double>(), row["planned_epsilon"].get<double>(),
+                1e-9 * row["planned_epsilon"].get<double>())
+        << row["accountant"];
+  }
+  r = run_cli(
+      "sample --model banana-flat-2d --sampler dp-penalty-expfam --epsilon 2 --n 100 "
+      "--seed 2 --quiet --out " +
+          (dir / "bad").string(),
+      dir);
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_NE(r.err.find("exponential-family"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace dpmcmc::test

@@ -34,6 +34,8 @@ const Expected kExpected[] = {
     {"circle", 2, 100000, "circle", 1.0},
     {"gauss-10d", 10, 100000, "gaussian", 1.0},
     {"banana-dphmc-2d", 2, 100000, "banana", 1.0},
+    {"gauss-box-2d", 2, 100000, "gaussian-box", 1.0},
+    {"bernoulli-beta", 1, 10000, "bernoulli-beta", 1.0},
 };
 
 TEST(Presets, RegistryHasDocumentedPresets) {
@@ -58,9 +60,15 @@ TEST(Presets, RegistryHasDocumentedPresets) {
     EXPECT_EQ(p.start_centre.size(), e.dim);
     EXPECT_EQ(p.data_columns(), model->data_columns());
     EXPECT_EQ(model->has_exact_posterior(), !p.start_sd.has_value());
-    // Every preset has defaults for the non-private baselines and the DP penalty and DP HMC,
-    // each with a source.
-    for (const char* s : {"rwmh", "hmc", "dp-penalty", "dp-hmc"}) {
+    // Every preset has defaults for the non-private baselines and its private samplers, each
+    // with a source: DP penalty and DP HMC for the papers' models, the sufficient-statistic
+    // penalty for the exponential-family presets.
+    const bool expfam =
+        std::string(e.model) == "gaussian-box" || std::string(e.model) == "bernoulli-beta";
+    const std::vector<const char*> required =
+        expfam ? std::vector<const char*>{"rwmh", "hmc", "dp-penalty-expfam"}
+               : std::vector<const char*>{"rwmh", "hmc", "dp-penalty", "dp-hmc"};
+    for (const char* s : required) {
       ASSERT_TRUE(p.samplers.contains(s)) << s;
       EXPECT_TRUE(p.samplers.at(s).at("source").is_string()) << s;
     }
