@@ -11,9 +11,13 @@
 #include "privacy/numerical_pld_factory.hpp"
 #include "privacy/rdp.hpp"
 #include "privacy/rdp_accountant.hpp"
+#include "test_events.hpp"
 
 namespace dpmcmc {
 namespace {
+
+using test::gaussian_event;
+using test::subsampled_event;
 
 // Closed form for compositions of Gaussian mechanisms with total μ = Σ Δᵢ²/(2σᵢ²):
 // δ(ε) = ½[erfc((ε−μ)/(2√μ)) − e^ε erfc((ε+μ)/(2√μ))] (000_24953f9f9db06b85.txt, Theorem 2.4).
@@ -28,26 +32,6 @@ double gaussian_epsilon(double mu, double delta) {
   const auto r = boost::math::tools::toms748_solve(
       f, 0.0, 10 * mu + 100.0, boost::math::tools::eps_tolerance<double>(50), it);
   return 0.5 * (r.first + r.second);
-}
-
-PrivacyEvent gaussian_event(double sigma, std::uint64_t count, double sensitivity = 1.0) {
-  PrivacyEvent e;
-  e.mechanism = Mechanism::gaussian;
-  e.noise_sd = sigma;
-  e.sensitivity = sensitivity;
-  e.count = count;
-  return e;
-}
-
-PrivacyEvent subsampled_event(Sampling s, double q, double sigma, std::uint64_t count) {
-  PrivacyEvent e;
-  e.mechanism = Mechanism::subsampled_gaussian;
-  e.sampling = s;
-  e.relation = s == Sampling::poisson ? Neighbouring::add_remove : Neighbouring::substitute;
-  e.sampling_rate = q;
-  e.noise_sd = sigma;
-  e.count = count;
-  return e;
 }
 
 const NumericalPldAccountant kUpper(PldRounding::pessimistic);

@@ -9,27 +9,13 @@
 #include "privacy/rdp_accountant.hpp"
 #include "privacy/rdp_conversion.hpp"
 #include "privacy/rdp_factory.hpp"
+#include "test_events.hpp"
 
 namespace dpmcmc {
 namespace {
 
-PrivacyEvent gaussian_event(double sigma, std::uint64_t count) {
-  PrivacyEvent e;
-  e.noise_sd = sigma;
-  e.count = count;
-  return e;
-}
-
-PrivacyEvent subsampled_event(Sampling s, double q, double sigma, std::uint64_t count) {
-  PrivacyEvent e;
-  e.mechanism = Mechanism::subsampled_gaussian;
-  e.sampling = s;
-  e.relation = s == Sampling::poisson ? Neighbouring::add_remove : Neighbouring::substitute;
-  e.sampling_rate = q;
-  e.noise_sd = sigma;
-  e.count = count;
-  return e;
-}
+using test::gaussian_event;
+using test::subsampled_event;
 
 TEST(RdpConversion, FormulasAtAPoint) {
   // Hand-evaluated: α = 5, R = 0.3, δ = 1e-6.
