@@ -9,13 +9,11 @@
 #include "data/csv_loader.hpp"
 #include "diagnostics/sample_error.hpp"
 #include "io/run_report.hpp"
-#include "models/expfam_model.hpp"
-#include "privacy/gaussian_pld.hpp"
-#include "privacy/iteration_templates.hpp"
 #include "privacy/private_data.hpp"
+#include "privacy/spend_meter.hpp"
 #include "run/csv_draw_sink.hpp"
-#include "samplers/dp_penalty.hpp"
-#include "samplers/dp_penalty_expfam.hpp"
+#include "run/private_samplers.hpp"
+#include "run/sampler_params.hpp"
 #include "samplers/hmc.hpp"
 #include "samplers/rwmh.hpp"
 
@@ -24,50 +22,19 @@ namespace {
 
 using nlohmann::json;
 
-// A vector hyperparameter given as a number (broadcast) or an array of dim numbers.
-Vec vector_param(const json& value, const std::string& sampler, const std::string& key, int dim) {
-  if (value.is_number()) return Vec::Constant(1, value.get<double>());
-  if (value.is_array() && static_cast<int>(value.size()) == dim) {
-    Vec v(dim);
-    for (int i = 0; i < dim; ++i) v(i) = value[static_cast<std::size_t>(i)].get<double>();
-    return v;
-  }
-  throw UsageError(
-      fmt::format("sampler '{}': '{}' must be a number or {} numbers", sampler, key, dim));
-}
-
-double number_param(const json& params, const std::string& sampler, const std::string& key) {
-  if (!params.contains(key) || !params[key].is_number()) {
-    throw UsageError(fmt::format("sampler '{}' needs a numeric '{}'", sampler, key));
-  }
-  return params[key].get<double>();
-}
-
-// Preset defaults for the sampler, overridden key by key.
-json sampler_params(const Preset& preset, const std::string& sampler, const json& overrides) {
-  // The thesis ran OCU together with GWMH ("OCU+GWMH" column of reference-configs.md): both
-  // variants start from those defaults.
-  const std::string key = sampler == "dp-penalty-gwmh" ? "dp-penalty-ocu" : sampler;
-  json params = preset.samplers.contains(key) ? preset.samplers.at(key) : json::object();
-  for (const auto& [k, v] : overrides.items()) params[k] = v;
-  params.erase("source");
-  return params;
-}
-
 KernelFactory kernel_factory(const std::string& sampler, const json& params, const Model& model,
                              const Dataset& data) {
   const int d = model.dim();
   if (sampler == "rwmh") {
     RwmhConfig config;
-    if (!params.contains("proposal_sd")) throw UsageError("sampler 'rwmh' needs --proposal-sd");
-    config.scale = vector_param(params["proposal_sd"], sampler, "proposal_sd", d);
+    config.scale = vector_param(params, sampler, "proposal_sd", d);
     return [&model, &data, config](int) { return make_rwmh(model, data, config); };
   }
   if (sampler == "hmc") {
     HmcConfig config;
     config.step_size = number_param(params, sampler, "step_size");
     config.steps = static_cast<int>(number_param(params, sampler, "steps"));
-    if (params.contains("mass")) config.mass = vector_param(params["mass"], sampler, "mass", d);
+    if (params.contains("mass")) config.mass = vector_param(params, sampler, "mass", d);
     if (params.value("randomized_step_size", false)) config.jitter = StepJitter::halton;
     return [&model, &data, config](int) { return make_hmc(model, data, config); };
   }
@@ -82,35 +49,14 @@ std::vector<std::string> kernel_columns(const KernelFactory& factory) {
 }  // namespace
 
 std::vector<std::string> sampler_names() {
-  return {"rwmh", "hmc", "dp-penalty", "dp-penalty-ocu", "dp-penalty-gwmh", "dp-penalty-expfam"};
+  std::vector<std::string> names = {"rwmh", "hmc"};
+  for (const auto& e : private_samplers()) names.push_back(e.name);
+  return names;
 }
 
 bool is_private_sampler(const std::string& sampler) {
-  return sampler.rfind("dp-", 0) == 0;
+  return find_private_sampler(sampler) != nullptr;
 }
-
-namespace {
-
-PenaltyProposal penalty_proposal(const std::string& sampler) {
-  if (sampler == "dp-penalty") return PenaltyProposal::full;
-  if (sampler == "dp-penalty-ocu") return PenaltyProposal::one_component;
-  return PenaltyProposal::guided_walk;
-}
-
-DpPenaltyConfig penalty_config(const std::string& sampler, const json& params, int dim) {
-  DpPenaltyConfig c;
-  if (!params.contains("proposal_sd")) {
-    throw UsageError(fmt::format("sampler '{}' needs --proposal-sd", sampler));
-  }
-  c.scale = vector_param(params["proposal_sd"], sampler, "proposal_sd", dim);
-  c.tau = number_param(params, sampler, "tau");
-  c.clip = number_param(params, sampler, "clip");
-  c.alpha = params.value("alpha", 0.5);
-  c.proposal = penalty_proposal(sampler);
-  return c;
-}
-
-}  // namespace
 
 SampleOutcome run_sample_job(const SampleSpec& spec) {
   const Preset& preset = find_preset(spec.preset);
@@ -136,20 +82,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   SampleOutcome out;
   KernelFactory factory;
   std::vector<EventLog> logs(static_cast<std::size_t>(run.chains));
-  if (is_private_sampler(spec.sampler)) {
-    const bool expfam = spec.sampler == "dp-penalty-expfam";
-    if (!expfam && spec.sampler != "dp-penalty" && spec.sampler != "dp-penalty-ocu" &&
-        spec.sampler != "dp-penalty-gwmh") {
-      throw UsageError(fmt::format("--sampler: unknown sampler '{}'; available: {}", spec.sampler,
-                                   fmt::join(sampler_names(), ", ")));
-    }
-    const auto* expfam_model = dynamic_cast<const ExpFamModel*>(model.get());
-    if (expfam && expfam_model == nullptr) {
-      throw UsageError(fmt::format(
-          "--sampler dp-penalty-expfam needs an exponential-family model (presets gauss-box-2d, "
-          "bernoulli-beta); '{}' is not one",
-          preset.name));
-    }
+  if (const PrivateSamplerEntry* entry = find_private_sampler(spec.sampler)) {
     if (!spec.epsilon)
       throw UsageError(fmt::format("--epsilon: sampler '{}' is private and needs a privacy budget",
                                    spec.sampler));
@@ -161,29 +94,8 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
       throw UsageError(fmt::format("--warmup-fraction: expected a number in [0, 1), got {}",
                                    spec.warmup_fraction));
     }
-    // The release template of one iteration: one Gaussian release with multiplier τ n^α — the
-    // log-likelihood ratio (002_673c6a5269ae2454.txt Theorems 3.1–3.2) or the sufficient
-    // statistic (004_14fb110475802c51.txt Algorithm 3). The kernels record events with the same
-    // multiplier, so planned and recorded spends agree.
-    const DpPenaltyConfig config =
-        expfam ? DpPenaltyConfig{} : penalty_config(spec.sampler, params, model->dim());
-    DpPenaltyExpFamConfig expfam_config;
-    if (expfam) {
-      if (!params.contains("proposal_sd")) {
-        throw UsageError("sampler 'dp-penalty-expfam' needs --proposal-sd");
-      }
-      expfam_config.scale =
-          vector_param(params["proposal_sd"], spec.sampler, "proposal_sd", model->dim());
-      expfam_config.tau = number_param(params, spec.sampler, "tau");
-      expfam_config.alpha = params.value("alpha", 0.5);
-    }
-    const double tau = expfam ? expfam_config.tau : config.tau;
-    const double alpha = expfam ? expfam_config.alpha : config.alpha;
-    const std::string label = expfam ? "suff_stat" : "llr_sum";
-    out.plan = plan_private_run(
-        budget,
-        expfam ? dp_penalty_expfam_template(tau, n, alpha) : dp_penalty_template(tau, n, alpha),
-        run.chains, spec.accountants);
+    PrivateSamplerSetup setup = entry->build(spec.sampler, params, *model, data.rows());
+    out.plan = plan_private_run(budget, setup.per_iteration, run.chains, spec.accountants);
     run.per_chain.clear();
     for (const auto k : out.plan->split.per_chain) {
       const auto warm =
@@ -192,31 +104,24 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     }
     run.warmup = run.per_chain.front().warmup;
     run.samples = run.per_chain.front().samples;
-    const double mu_per_release = 1.0 / (2.0 * std::pow(tau * std::pow(n, alpha), 2));
-    // eps_spent__: ε(δ) of this chain's own releases so far by the closed-form Gaussian PLD,
-    // exact for a composition of Gaussian releases (the run's total is in the report).
-    const SpendCallback spent = [mu_per_release, delta = budget.delta](std::uint64_t releases) {
-      return releases == 0
-                 ? 0.0
-                 : gaussian_pld_epsilon(mu_per_release * static_cast<double>(releases), delta);
-    };
     const std::optional<std::uint64_t> noise_seed =
         spec.seed_given ? std::optional<std::uint64_t>(run.seed) : std::nullopt;
-    const auto per_chain = out.plan->split.per_chain;
-    factory = [&model, &data, &logs, expfam_model, expfam, config, expfam_config, label, per_chain,
-               noise_seed, spent, first = run.first_chain](int chain) -> std::unique_ptr<Kernel> {
+    std::vector<ReleaseAllowance> allowances;
+    for (const auto k : out.plan->split.per_chain) {
+      allowances.push_back(allowance_for(setup.per_iteration, k));
+    }
+    factory = [&model, &data, &logs, setup = std::move(setup), allowances, noise_seed,
+               delta = budget.delta,
+               first = run.first_chain](int chain) -> std::unique_ptr<Kernel> {
       const auto index = static_cast<std::size_t>(chain - first);
-      auto pd = std::make_unique<PrivateData>(
+      auto kernel = setup.make_kernel(std::make_unique<PrivateData>(
           *model, data, make_noise_rng(noise_seed, static_cast<std::uint64_t>(chain)), logs[index],
-          ReleaseAllowance{{label, per_chain[index]}});
-      if (expfam) {
-        auto kernel =
-            std::make_unique<DpPenaltyExpFamKernel>(*expfam_model, std::move(pd), expfam_config);
-        kernel->set_spend_callback(spent);
-        return kernel;
-      }
-      auto kernel = std::make_unique<DpPenaltyKernel>(*model, std::move(pd), config);
-      kernel->set_spend_callback(spent);
+          allowances[index]));
+      // eps_spent__: ε(δ) of this chain's own releases so far (privacy/spend_meter.hpp); the
+      // run's certified total is in the report.
+      auto meter = std::make_shared<SpendMeter>(delta);
+      const EventLog* log = &logs[index];
+      kernel->set_spend_callback([meter, log](std::uint64_t) { return meter->epsilon(*log); });
       return kernel;
     };
   } else {

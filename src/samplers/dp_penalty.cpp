@@ -54,27 +54,33 @@ double penalty_expected_acceptance(double r, double sigma) {
 }
 
 DpPenaltyKernel::DpPenaltyKernel(const Model& model, PrivateData& data, DpPenaltyConfig config)
-    : model_(model), data_(&data), config_(std::move(config)), dim_(model.dim()) {
+    : PrivateKernel(data, {{kLabel, 1}}), model_(model), config_(std::move(config)) {
+  setup();
+}
+
+DpPenaltyKernel::DpPenaltyKernel(const Model& model, std::unique_ptr<PrivateData> data,
+                                 DpPenaltyConfig config)
+    : PrivateKernel(std::move(data), {{kLabel, 1}}), model_(model), config_(std::move(config)) {
+  setup();
+}
+
+void DpPenaltyKernel::setup() {
+  dim_ = model_.dim();
+  const std::size_t rows = data().rows();
   const std::string who = penalty_sampler_name(config_.proposal);
   require_positive(config_.tau, "tau (noise multiplier τ)", who);
   require_positive(config_.clip, "clip (bound b on each row's log-likelihood ratio per unit step)",
                    who);
   require_positive(config_.alpha, "alpha (exponent α of n in the noise)", who);
   scale_ = broadcast_positive(config_.scale, dim_, who + " proposal sd");
-  multiplier_ = config_.tau * std::pow(static_cast<double>(data.rows()), config_.alpha);
+  multiplier_ = config_.tau * std::pow(static_cast<double>(rows), config_.alpha);
   if (!std::isfinite(multiplier_)) {
     throw ConfigError(fmt::format("{}: noise multiplier tau·n^alpha = {}·{}^{} overflows", who,
-                                  config_.tau, data.rows(), config_.alpha));
+                                  config_.tau, rows, config_.alpha));
   }
   theta_ = Vec::Zero(dim_);
   proposal_ = Vec::Zero(dim_);
   direction_ = Vec::Ones(dim_);
-}
-
-DpPenaltyKernel::DpPenaltyKernel(const Model& model, std::unique_ptr<PrivateData> data,
-                                 DpPenaltyConfig config)
-    : DpPenaltyKernel(model, *data, std::move(config)) {
-  owned_ = std::move(data);
 }
 
 std::vector<std::string> DpPenaltyKernel::extra_columns() const {
@@ -82,21 +88,10 @@ std::vector<std::string> DpPenaltyKernel::extra_columns() const {
 }
 
 void DpPenaltyKernel::init(const Vec& theta0) {
-  const std::string who = name();
-  check_start(theta0, dim_, who);
-  const double lp = model_.log_prior(theta0);
-  if (!std::isfinite(lp)) {
-    throw ConfigError(fmt::format(
-        "{}: log prior density at the starting point is {}, expected a finite value", who, lp));
-  }
+  log_prior_ = start_log_prior(model_, theta0, dim_, name());
   theta_ = theta0;
-  log_prior_ = lp;
   direction_.setOnes();
   initialised_ = true;
-}
-
-bool DpPenaltyKernel::exhausted() const {
-  return data_->remaining(kLabel) == 0;
 }
 
 TransitionInfo DpPenaltyKernel::transition(Rng& rng, std::span<double> extras) {
@@ -143,7 +138,7 @@ TransitionInfo DpPenaltyKernel::transition(Rng& rng, std::span<double> extras) {
   } else {
     // 2. The one release of the iteration.
     const ScalarRelease r =
-        data_->llr_sum(theta_, proposal_, config_.clip * step_norm, multiplier_);
+        data().llr_sum(theta_, proposal_, config_.clip * step_norm, multiplier_);
     clip_frac = static_cast<double>(r.clipped) / static_cast<double>(r.rows);
     noise_sd = r.noise_sd;
     // 3. Penalty test on released value + public prior ratio (symmetric proposal: no q term).
@@ -160,7 +155,7 @@ TransitionInfo DpPenaltyKernel::transition(Rng& rng, std::span<double> extras) {
   }
   extras[0] = clip_frac;
   extras[1] = noise_sd;
-  extras[2] = spend_ ? spend_(data_->releases()) : kNaN;
+  extras[2] = spent();
   return info;
 }
 

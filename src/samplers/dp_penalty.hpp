@@ -31,12 +31,10 @@
 // (a zero step) is accepted without a release; both are post-processing, cost no privacy, and
 // are recorded in the draw columns with noise_sd__ = 0. Hence releases ≤ transitions.
 //
-// Ownership. The kernel either borrows a PrivateData (the caller keeps it alive, e.g. a job that
-// reads its counters) or owns it (unique_ptr); either way one PrivateData per chain.
+// Ownership of the chain's PrivateData, exhaustion and the spend column: PrivateKernel.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,7 +44,7 @@
 #include "models/model.hpp"
 #include "privacy/private_data.hpp"
 #include "samplers/accept_rule.hpp"
-#include "samplers/kernel.hpp"
+#include "samplers/private_kernel.hpp"
 
 namespace dpmcmc {
 
@@ -64,10 +62,6 @@ struct DpPenaltyConfig {
   PenaltyProposal proposal = PenaltyProposal::full;
 };
 
-// ε spent so far by this chain, given the number of releases it has made (set by the job, which
-// knows the run's accountant and the other chains; the kernel only reports it).
-using SpendCallback = std::function<double(std::uint64_t releases_done)>;
-
 // The penalty accept rule: accept with probability min{1, exp(λ̂ − σ²/2)}, where λ̂ is the noisy
 // log acceptance ratio (data part + prior part + proposal correction) and σ the sd of its noise.
 // NaN λ̂ is rejected. Always draws exactly one uniform from the algorithm stream.
@@ -78,7 +72,7 @@ AcceptDecision penalty_accept(double noisy_log_ratio, double noise_sd, Rng& rng)
 // Proposition 1):  Φ(r/σ − σ/2) + e^r Φ(−r/σ − σ/2); min{1, e^r} at σ = 0. Decreasing in σ.
 double penalty_expected_acceptance(double r, double sigma);
 
-class DpPenaltyKernel final : public Kernel {
+class DpPenaltyKernel final : public PrivateKernel {
  public:
   // Throws ConfigError naming the parameter unless τ, b, α are finite and > 0 and the scale is
   // valid (finite, > 0, size 1 or dim). `model` supplies dim and the prior only; it must outlive
@@ -97,25 +91,19 @@ class DpPenaltyKernel final : public Kernel {
   // lp__ is NaN: a private kernel never sees the exact log density.
   TransitionInfo transition(Rng& rng, std::span<double> extras) override;
   const Vec& position() const override { return theta_; }
-  // True when no "llr_sum" release is left in the chain's allowance.
-  bool exhausted() const override;
-
-  void set_spend_callback(SpendCallback callback) { spend_ = std::move(callback); }
   // τ·n^α, the noise multiplier σ/Δ of every release (what the planner's template uses).
   double noise_multiplier() const { return multiplier_; }
   const Vec& scale() const { return scale_; }
   // GWMH directions (±1 per component; all +1 for the other variants).
   const Vec& directions() const { return direction_; }
-  const PrivateData& private_data() const { return *data_; }
 
  private:
+  void setup();
+
   const Model& model_;
-  std::unique_ptr<PrivateData> owned_;
-  PrivateData* data_;
   DpPenaltyConfig config_;
-  SpendCallback spend_;
-  int dim_;
-  double multiplier_;
+  int dim_ = 0;
+  double multiplier_ = 0.0;
   Vec scale_, theta_, proposal_, direction_;
   double log_prior_ = 0.0;
   bool initialised_ = false;

@@ -45,27 +45,33 @@ std::vector<PrivacyEvent> dp_penalty_expfam_template(double tau, double n, doubl
 
 DpPenaltyExpFamKernel::DpPenaltyExpFamKernel(const ExpFamModel& model, PrivateData& data,
                                              DpPenaltyExpFamConfig config)
-    : model_(model), data_(&data), config_(std::move(config)), dim_(model.dim()) {
-  require_positive(config_.tau, "tau (noise multiplier τ)", kName);
-  require_positive(config_.alpha, "alpha (exponent α of n in the noise)", kName);
-  scale_ = broadcast_positive(config_.scale, dim_, kName + " proposal sd");
-  multiplier_ = config_.tau * std::pow(static_cast<double>(data.rows()), config_.alpha);
-  if (!std::isfinite(multiplier_)) {
-    throw ConfigError(fmt::format("{}: noise multiplier tau·n^alpha = {}·{}^{} overflows", kName,
-                                  config_.tau, data.rows(), config_.alpha));
-  }
-  theta_ = Vec::Zero(dim_);
-  proposal_ = Vec::Zero(dim_);
-  // Rows outside the declared range are refused now, before the run, rather than at the first
-  // release; this computes S once and releases nothing.
-  data.prepare_suff_stat(model_);
+    : PrivateKernel(data, {{kLabel, 1}}), model_(model), config_(std::move(config)) {
+  setup();
 }
 
 DpPenaltyExpFamKernel::DpPenaltyExpFamKernel(const ExpFamModel& model,
                                              std::unique_ptr<PrivateData> data,
                                              DpPenaltyExpFamConfig config)
-    : DpPenaltyExpFamKernel(model, *data, std::move(config)) {
-  owned_ = std::move(data);
+    : PrivateKernel(std::move(data), {{kLabel, 1}}), model_(model), config_(std::move(config)) {
+  setup();
+}
+
+void DpPenaltyExpFamKernel::setup() {
+  dim_ = model_.dim();
+  const std::size_t rows = data().rows();
+  require_positive(config_.tau, "tau (noise multiplier τ)", kName);
+  require_positive(config_.alpha, "alpha (exponent α of n in the noise)", kName);
+  scale_ = broadcast_positive(config_.scale, dim_, kName + " proposal sd");
+  multiplier_ = config_.tau * std::pow(static_cast<double>(rows), config_.alpha);
+  if (!std::isfinite(multiplier_)) {
+    throw ConfigError(fmt::format("{}: noise multiplier tau·n^alpha = {}·{}^{} overflows", kName,
+                                  config_.tau, rows, config_.alpha));
+  }
+  theta_ = Vec::Zero(dim_);
+  proposal_ = Vec::Zero(dim_);
+  // Rows outside the declared range are refused now, before the run, rather than at the first
+  // release; this computes S once and releases nothing.
+  data().prepare_suff_stat(model_);
 }
 
 std::vector<std::string> DpPenaltyExpFamKernel::extra_columns() const {
@@ -73,21 +79,11 @@ std::vector<std::string> DpPenaltyExpFamKernel::extra_columns() const {
 }
 
 void DpPenaltyExpFamKernel::init(const Vec& theta0) {
-  check_start(theta0, dim_, kName);
-  const double lp = model_.log_prior(theta0);
-  if (!std::isfinite(lp)) {
-    throw ConfigError(fmt::format(
-        "{}: log prior density at the starting point is {}, expected a finite value", kName, lp));
-  }
+  log_prior_ = start_log_prior(model_, theta0, dim_, kName);
   theta_ = theta0;
-  log_prior_ = lp;
   eta_ = model_.natural_parameter(theta_);
   log_partition_ = model_.log_partition(theta_);
   initialised_ = true;
-}
-
-bool DpPenaltyExpFamKernel::exhausted() const {
-  return data_->remaining(kLabel) == 0;
 }
 
 TransitionInfo DpPenaltyExpFamKernel::transition(Rng& rng, std::span<double> extras) {
@@ -113,7 +109,7 @@ TransitionInfo DpPenaltyExpFamKernel::transition(Rng& rng, std::span<double> ext
     rng.uniform_pos();
   } else {
     // Algorithm 3, step 1: a fresh noisy statistic Ŝ = S + N(0, σ² I).
-    const VectorRelease r = data_->suff_stat(model_, multiplier_);
+    const VectorRelease r = data().suff_stat(model_, multiplier_);
     // Step 2: d̂ from Ŝ, its noise sd σ_d = σ‖η(θ′) − η(θ)‖ (equation (8)), penalty test.
     eta_new = model_.natural_parameter(proposal_);
     a_new = model_.log_partition(proposal_);
@@ -135,7 +131,7 @@ TransitionInfo DpPenaltyExpFamKernel::transition(Rng& rng, std::span<double> ext
   }
   extras[0] = 0.0;
   extras[1] = noise_sd;
-  extras[2] = spend_ ? spend_(data_->releases()) : kNaN;
+  extras[2] = spent();
   return info;
 }
 

@@ -35,7 +35,7 @@
 #include "privacy/privacy_event.hpp"
 #include "privacy/private_data.hpp"
 #include "samplers/dp_penalty.hpp"
-#include "samplers/kernel.hpp"
+#include "samplers/private_kernel.hpp"
 
 namespace dpmcmc {
 
@@ -51,7 +51,7 @@ struct DpPenaltyExpFamConfig {
 // ConfigError unless τ, n, α are finite and > 0.
 std::vector<PrivacyEvent> dp_penalty_expfam_template(double tau, double n, double alpha = 0.5);
 
-class DpPenaltyExpFamKernel final : public Kernel {
+class DpPenaltyExpFamKernel final : public PrivateKernel {
  public:
   // ConfigError naming the parameter unless τ, α are finite and > 0, τn^α is finite, and the
   // scale is valid; DataError naming the row when a row's statistic is outside the model's
@@ -73,22 +73,16 @@ class DpPenaltyExpFamKernel final : public Kernel {
   // lp__ is NaN (a private kernel never sees the exact log density).
   TransitionInfo transition(Rng& rng, std::span<double> extras) override;
   const Vec& position() const override { return theta_; }
-  // True when no "suff_stat" release is left in the chain's allowance.
-  bool exhausted() const override;
-
-  void set_spend_callback(SpendCallback callback) { spend_ = std::move(callback); }
   // τ·n^α = σ/Δ of every release.
   double noise_multiplier() const { return multiplier_; }
-  const PrivateData& private_data() const { return *data_; }
 
  private:
+  void setup();
+
   const ExpFamModel& model_;
-  std::unique_ptr<PrivateData> owned_;
-  PrivateData* data_;
   DpPenaltyExpFamConfig config_;
-  SpendCallback spend_;
-  int dim_;
-  double multiplier_;
+  int dim_ = 0;
+  double multiplier_ = 0.0;
   Vec scale_, theta_, proposal_;
   Vec eta_;  // η(θ) and A(θ) of the current state
   double log_partition_ = 0.0;

@@ -57,7 +57,7 @@ TEST(CliBadInput, WrongVectorLength) {
       "sample --sampler rwmh --proposal-sd 0.1,0.2,0.3 --seed 1 --n 100 --out " + dir.string(),
       dir);
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("proposal_sd"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--proposal-sd"), std::string::npos) << r.err;
 }
 
 TEST(CliBadInput, MissingDataFileIsNoInput) {

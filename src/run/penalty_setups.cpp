@@ -1,0 +1,66 @@
+// Job setup of the DP penalty family (private_samplers.hpp). The release template of one
+// iteration is one Gaussian release with multiplier τn^α — the log-likelihood ratio
+// (002_673c6a5269ae2454.txt, Theorems 3.1–3.2) or the sufficient statistic
+// (004_14fb110475802c51.txt, Algorithm 3); the kernels record events with the same multiplier, so
+// planned and recorded spends agree.
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "models/expfam_model.hpp"
+#include "privacy/iteration_templates.hpp"
+#include "run/private_samplers.hpp"
+#include "run/sampler_params.hpp"
+#include "samplers/dp_penalty.hpp"
+#include "samplers/dp_penalty_expfam.hpp"
+
+namespace dpmcmc {
+
+namespace {
+
+PenaltyProposal penalty_proposal(const std::string& sampler) {
+  if (sampler == "dp-penalty-ocu") return PenaltyProposal::one_component;
+  if (sampler == "dp-penalty-gwmh") return PenaltyProposal::guided_walk;
+  return PenaltyProposal::full;
+}
+
+}  // namespace
+
+PrivateSamplerSetup setup_dp_penalty(const std::string& sampler, const nlohmann::json& params,
+                                     const Model& model, std::size_t n) {
+  DpPenaltyConfig c;
+  c.scale = vector_param(params, sampler, "proposal_sd", model.dim());
+  c.tau = number_param(params, sampler, "tau");
+  c.clip = number_param(params, sampler, "clip");
+  c.alpha = number_param(params, sampler, "alpha", 0.5);
+  c.proposal = penalty_proposal(sampler);
+  PrivateSamplerSetup setup;
+  setup.per_iteration = dp_penalty_template(c.tau, static_cast<double>(n), c.alpha);
+  setup.make_kernel = [&model, c](std::unique_ptr<PrivateData> data) {
+    return std::make_unique<DpPenaltyKernel>(model, std::move(data), c);
+  };
+  return setup;
+}
+
+PrivateSamplerSetup setup_dp_penalty_expfam(const std::string& sampler,
+                                            const nlohmann::json& params, const Model& model,
+                                            std::size_t n) {
+  const auto* expfam = dynamic_cast<const ExpFamModel*>(&model);
+  if (expfam == nullptr) {
+    throw UsageError(fmt::format(
+        "--sampler {} needs an exponential-family model (presets gauss-box-2d, bernoulli-beta); "
+        "'{}' is not one",
+        sampler, model.name()));
+  }
+  DpPenaltyExpFamConfig c;
+  c.scale = vector_param(params, sampler, "proposal_sd", model.dim());
+  c.tau = number_param(params, sampler, "tau");
+  c.alpha = number_param(params, sampler, "alpha", 0.5);
+  PrivateSamplerSetup setup;
+  setup.per_iteration = dp_penalty_expfam_template(c.tau, static_cast<double>(n), c.alpha);
+  setup.make_kernel = [expfam, c](std::unique_ptr<PrivateData> data) {
+    return std::make_unique<DpPenaltyExpFamKernel>(*expfam, std::move(data), c);
+  };
+  return setup;
+}
+
+}  // namespace dpmcmc

@@ -1,0 +1,58 @@
+// The private samplers the job knows (one general mechanism instead of a branch per sampler):
+// each entry turns the sampler's hyperparameters into
+//   * the release template of one iteration (what the planner composes k times), and
+//   * a factory that builds a chain's kernel around the chain's PrivateData,
+// and the job does the rest the same way for all of them: plan k from the budget, give each
+// chain a PrivateData whose allowance is its share of k times the template's releases per label,
+// record, report planned beside recorded. Adding a sampler is one entry in private_samplers.cpp
+// and one setup function.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "models/model.hpp"
+#include "privacy/privacy_event.hpp"
+#include "privacy/private_data.hpp"
+#include "samplers/private_kernel.hpp"
+
+namespace dpmcmc {
+
+struct PrivateSamplerSetup {
+  std::vector<PrivacyEvent> per_iteration;  // releases of one iteration (normalised, Δ = 1)
+  std::function<std::unique_ptr<PrivateKernel>(std::unique_ptr<PrivateData>)> make_kernel;
+};
+
+// Builds the setup from the sampler's parameters (sampler_params.hpp), the model and the public
+// number of rows n. UsageError for a missing or malformed parameter, ConfigError for a value out
+// of range or a model the sampler cannot use.
+using PrivateSamplerBuilder = PrivateSamplerSetup (*)(const std::string& sampler,
+                                                      const nlohmann::json& params,
+                                                      const Model& model, std::size_t n);
+
+struct PrivateSamplerEntry {
+  std::string name;
+  std::string summary;  // one line for --help and the docs
+  PrivateSamplerBuilder build;
+};
+
+const std::vector<PrivateSamplerEntry>& private_samplers();
+// nullptr when `name` is not a private sampler.
+const PrivateSamplerEntry* find_private_sampler(const std::string& name);
+
+// The allowance of a chain that may run `iterations` iterations of `per_iteration`: for every
+// label, iterations × the releases of that label in one iteration.
+ReleaseAllowance allowance_for(const std::vector<PrivacyEvent>& per_iteration,
+                               std::uint64_t iterations);
+
+// Setup functions, one per family (penalty_setups.cpp, …).
+PrivateSamplerSetup setup_dp_penalty(const std::string& sampler, const nlohmann::json& params,
+                                     const Model& model, std::size_t n);
+PrivateSamplerSetup setup_dp_penalty_expfam(const std::string& sampler,
+                                            const nlohmann::json& params, const Model& model,
+                                            std::size_t n);
+
+}  // namespace dpmcmc

@@ -1,0 +1,55 @@
+// The common part of every private kernel (DESIGN.md §1): it reaches the data only through its
+// chain's PrivateData, which it either borrows (the caller keeps it alive, e.g. a test or a job
+// that reads its counters) or owns; it knows which releases one of its iterations makes, so that
+// it reports exhausted() *before* an iteration whose releases the chain's allowance could not
+// cover; and it reports the chain's spend so far in the eps_spent__ column through a callback set
+// by the job (the kernel does not know the run's accountant or the other chains).
+//
+// Private kernels also share the starting-point rule: θ0 of the right size, finite, with a finite
+// log prior density (the prior is public; the likelihood is never evaluated exactly).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "models/model.hpp"
+#include "privacy/private_data.hpp"
+#include "samplers/kernel.hpp"
+
+namespace dpmcmc {
+
+// ε spent so far by this chain, given the number of releases it has made (set by the job).
+using SpendCallback = std::function<double(std::uint64_t releases_done)>;
+
+class PrivateKernel : public Kernel {
+ public:
+  // True when some label of releases_per_iteration() has fewer releases left than one iteration
+  // may make.
+  bool exhausted() const override;
+
+  void set_spend_callback(SpendCallback callback) { spend_ = std::move(callback); }
+  const PrivateData& private_data() const { return *data_; }
+
+ protected:
+  // `per_iteration`: the most releases of each label one transition makes.
+  PrivateKernel(PrivateData& data, ReleaseAllowance per_iteration);
+  PrivateKernel(std::unique_ptr<PrivateData> data, ReleaseAllowance per_iteration);
+
+  PrivateData& data() { return *data_; }
+  const ReleaseAllowance& releases_per_iteration() const { return per_iteration_; }
+  // The spend callback's value for the releases made so far; NaN when no callback is set.
+  double spent() const;
+  // Checks θ0 (size, finite) and returns log p(θ0), ConfigError naming `who` unless finite.
+  static double start_log_prior(const Model& model, const Vec& theta0, int dim,
+                                const std::string& who);
+
+ private:
+  std::unique_ptr<PrivateData> owned_;
+  PrivateData* data_;
+  ReleaseAllowance per_iteration_;
+  SpendCallback spend_;
+};
+
+}  // namespace dpmcmc
