@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "core/error.hpp"
+#include "privacy/advanced_gaussian_accountant.hpp"
 #include "privacy/classical_accountant.hpp"
 #include "privacy/event_checks.hpp"
 #include "privacy/gaussian_pld.hpp"
@@ -32,6 +33,9 @@ std::vector<AccountantEntry> builtin_accountants() {
       {"classical",
        "advanced and optimal (ε, δ) composition of approximate-DP events (upper bound)",
        plain<ClassicalAccountant>()},
+      {"advanced-gaussian",
+       "analytic Gaussian per release + advanced composition, 004 Theorem 1 (upper bound, loose)",
+       plain<AdvancedGaussianAccountant>()},
       {"pld-numerical-upper",
        "numerical PLD by FFT, pessimistic discretisation (certified upper bound)",
        [](const AccountantOptions& o) {
