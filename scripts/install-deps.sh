@@ -5,7 +5,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libeigen3-dev libboost-dev libfftw3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libsodium-dev libtbb-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev clang-format
-  dataset-fashion-mnist
+  dataset-fashion-mnist gnuplot-nox
 )
 missing=()
 for p in "${packages[@]}"; do
