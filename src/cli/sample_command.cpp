@@ -1,17 +1,50 @@
 // `dpmcmc sample`: run M chains of a sampler on a model preset (its synthetic data or a CSV
 // file), write one Stan CSV per chain and a JSON report, print a summary.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
+
+#include <cmath>
 
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "run/private_samplers.hpp"
 #include "run/sample_job.hpp"
 
 namespace dpmcmc::cli {
 namespace {
+
+// Numeric sampler hyperparameters: command-line option, key in the preset's sampler defaults
+// (models/presets.hpp), and help text. Each must be > 0; whole-number keys are checked by the
+// sampler that reads them.
+struct Hyperparameter {
+  const char* option;
+  const char* key;
+  const char* help;
+  bool whole = false;  // a count (steps, batch size, owners)
+};
+const std::vector<Hyperparameter> kHyper = {
+    {"--step-size", "step_size", "hmc, dp-hmc, dp-sgld, dp-sgnht: step size eta"},
+    {"--steps", "steps", "hmc, dp-hmc: leapfrog steps L", true},
+    {"--tau", "tau",
+     "dp-penalty*: noise multiplier tau (noise sd tau n^alpha times the sensitivity; "
+     "minibatch: noise variance tau times the squared sensitivity)"},
+    {"--clip", "clip",
+     "dp-penalty*: clip bound b: each row's log-likelihood ratio to +-b|theta'-theta|; dp-sgld, "
+     "dp-sgnht: per-row gradient norm bound"},
+    {"--alpha", "alpha", "dp-penalty, -ocu, -gwmh, -expfam: exponent alpha of n in the noise"},
+    {"--batch", "batch_size", "minibatch samplers: batch size b (1 <= b <= n)", true},
+    {"--owners", "owners", "dp-penalty-shared: number of data owners N (1 <= N <= n)", true},
+    {"--tau-l", "tau_l", "dp-hmc: noise multiplier of the log-likelihood-ratio release"},
+    {"--tau-g", "tau_g", "dp-hmc: noise multiplier of the gradient releases"},
+    {"--clip-l", "clip_l", "dp-hmc: clip bound of the log-likelihood ratios (per unit step)"},
+    {"--clip-g", "clip_g", "dp-hmc: L2 clip bound of the per-row gradients"},
+    {"--noise-variance", "noise_variance", "dp-barker: total noise variance sigma^2 < pi^2/3"},
+    {"--thermostat", "A", "dp-sgnht: thermostat diffusion A"},
+};
 
 struct SampleArgs {
   std::string model = "banana-tempered-2d";
@@ -25,10 +58,10 @@ struct SampleArgs {
   std::vector<double> init, init_centre;
   std::optional<double> init_spread;
   std::vector<double> proposal_sd, mass;
-  std::optional<double> step_size;
-  std::optional<int> steps;
   std::optional<bool> randomize;
-  std::optional<double> epsilon, delta, tau, clip, alpha;
+  std::optional<double> epsilon, delta;
+  // Numeric sampler hyperparameters, one per entry of kHyperparameters.
+  std::vector<std::optional<double>> hyper = std::vector<std::optional<double>>(kHyper.size());
   std::vector<std::string> accountants;
   double warmup_fraction = 0.5;
 };
@@ -76,15 +109,16 @@ SampleSpec to_spec(const SampleArgs& a) {
                                                  : nlohmann::json(a.proposal_sd);
   if (!a.mass.empty())
     o["mass"] = a.mass.size() == 1 ? nlohmann::json(a.mass[0]) : nlohmann::json(a.mass);
-  if (a.step_size) o["step_size"] = positive_option("--step-size", *a.step_size);
-  if (a.steps) {
-    if (*a.steps < 1) throw UsageError(fmt::format("--steps: expected ≥ 1, got {}", *a.steps));
-    o["steps"] = *a.steps;
-  }
   if (a.randomize) o["randomized_step_size"] = *a.randomize;
-  if (a.tau) o["tau"] = positive_option("--tau", *a.tau);
-  if (a.clip) o["clip"] = positive_option("--clip", *a.clip);
-  if (a.alpha) o["alpha"] = positive_option("--alpha", *a.alpha);
+  for (std::size_t i = 0; i < kHyper.size(); ++i) {
+    if (!a.hyper[i]) continue;
+    const double v = positive_option(kHyper[i].option, *a.hyper[i]);
+    if (kHyper[i].whole && v != std::floor(v)) {
+      throw UsageError(
+          fmt::format("{}: expected a whole number >= 1, got {}", kHyper[i].option, v));
+    }
+    o[kHyper[i].key] = v;
+  }
   spec.epsilon = a.epsilon;
   spec.delta = a.delta;
   spec.accountants = a.accountants;
@@ -148,9 +182,11 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--config")
       ->description("Read options from a JSON or TOML file (the command line wins)");
   cmd->add_option("--model", a->model, "Model preset (see `dpmcmc models`)")->capture_default_str();
+  std::vector<std::string> private_names;
+  for (const auto& e : private_samplers()) private_names.push_back(e.name);
   cmd->add_option("--sampler", a->sampler,
-                  "Sampler: rwmh, hmc (non-private); dp-penalty, dp-penalty-ocu, dp-penalty-gwmh, "
-                  "dp-penalty-expfam (private: need --epsilon)")
+                  fmt::format("Sampler: rwmh, hmc (non-private); {} (private: need --epsilon)",
+                              fmt::join(private_names, ", ")))
       ->capture_default_str();
   cmd->add_option("--data", a->data,
                   "CSV data file (header + numeric rows); default: the preset's synthetic data");
@@ -174,8 +210,6 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--proposal-sd", a->proposal_sd,
                   "rwmh: proposal sd (one value or one per parameter)")
       ->delimiter(',');
-  cmd->add_option("--step-size", a->step_size, "hmc: leapfrog step size eta");
-  cmd->add_option("--steps", a->steps, "hmc: leapfrog steps L");
   cmd->add_option("--mass", a->mass, "hmc: diagonal mass matrix (one value or one per parameter)")
       ->delimiter(',');
   cmd->add_option("--randomize-step", a->randomize,
@@ -183,13 +217,10 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--epsilon", a->epsilon,
                   "Private samplers: the privacy budget epsilon shared by all chains");
   cmd->add_option("--delta", a->delta, "Private samplers: delta (default 0.1/n)");
-  cmd->add_option("--tau", a->tau,
-                  "dp-penalty*: noise multiplier tau (noise sd tau n^alpha times the sensitivity)");
-  cmd->add_option(
-      "--clip", a->clip,
-      "dp-penalty*: clip bound b: each row's log-likelihood ratio to +-b|theta'-theta|");
-  cmd->add_option("--alpha", a->alpha,
-                  "dp-penalty*: exponent alpha of n in the noise (default 0.5)");
+  for (std::size_t i = 0; i < kHyper.size(); ++i) {
+    cmd->add_option(kHyper[i].option, a->hyper[i], kHyper[i].help)
+        ->type_name(kHyper[i].whole ? "INT" : "FLOAT");
+  }
   cmd->add_option("--accountants", a->accountants,
                   "Private samplers: accountants to plan with (default: every certified one; the "
                   "tightest wins)")
