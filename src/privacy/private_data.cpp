@@ -7,6 +7,7 @@
 
 #include "models/checks.hpp"
 #include "models/expfam_model.hpp"
+#include "privacy/minibatch_templates.hpp"
 
 namespace dpmcmc {
 
@@ -43,6 +44,7 @@ PrivateData::PrivateData(const Model& model, const Dataset& data, NoiseRng noise
   scratch_.resize(b);
   grad_scratch_.resize(b, model.dim());
   norm_scratch_.resize(b);
+  gather_.resize(b, data.x.cols());
 }
 
 std::size_t PrivateData::rows() const {
@@ -83,6 +85,33 @@ void PrivateData::spend(const std::string& label, double sensitivity, double noi
   log_.append(e);
   --allowance_.at(label);
   ++releases_;
+}
+
+void PrivateData::spend_subsampled(const std::string& label, double sensitivity, double noise_sd,
+                                   Sampling sampling, double rate, Neighbouring relation) {
+  PrivacyEvent e;
+  e.mechanism = Mechanism::subsampled_gaussian;
+  e.sensitivity = sensitivity;
+  e.noise_sd = noise_sd;
+  e.sampling = sampling;
+  e.sampling_rate = rate;
+  e.relation = relation;
+  e.count = 1;
+  e.label = label;
+  log_.append(e);
+  --allowance_.at(label);
+  ++releases_;
+}
+
+RowBlock PrivateData::gather(std::span<const std::size_t> idx) {
+  // Column by column (the data are column-major), reading each column in increasing row order.
+  const auto count = static_cast<Eigen::Index>(idx.size());
+  for (Eigen::Index j = 0; j < data_.x.cols(); ++j) {
+    const double* src = data_.x.col(j).data();
+    double* dst = gather_.col(j).data();
+    for (Eigen::Index k = 0; k < count; ++k) dst[k] = src[idx[static_cast<std::size_t>(k)]];
+  }
+  return gather_.topRows(count);
 }
 
 ScalarRelease PrivateData::llr_sum(const Vec& theta, const Vec& theta_prime, double bound,
@@ -165,6 +194,117 @@ VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise
   spend(label, out.sensitivity, out.noise_sd);
   out.value.resize(d);
   for (int j = 0; j < d; ++j) out.value[j] = t * sum[j] + out.noise_sd * noise_.normal();
+  return out;
+}
+
+VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double noise_multiplier,
+                                          const BatchSpec& batch) {
+  static const std::string label = "grad_batch";
+  require_positive(bound, "the clip bound", label);
+  require_positive(noise_multiplier, "the noise multiplier", label);
+  const std::size_t n = data_.rows();
+  validate_batch(batch, n, "release '" + label + "'");
+  require_allowance(label);
+  if (theta.size() != model_.dim()) {
+    throw SoftwareError(fmt::format("release '{}': θ has {} components, the model {}", label,
+                                    theta.size(), model_.dim()));
+  }
+
+  // The batch first, from the noise stream (it is part of the mechanism and stays secret).
+  const auto idx = batches_.draw(batch, n, noise_);
+  const int d = model_.dim();
+  Vec sum = Vec::Zero(d);
+  std::size_t clipped = 0;
+  for (std::size_t begin = 0; begin < idx.size(); begin += kBlockRows) {
+    const std::size_t count = std::min(kBlockRows, idx.size() - begin);
+    const RowBlock rows = gather(idx.subspan(begin, count));
+    auto g = grad_scratch_.topRows(static_cast<Eigen::Index>(count));
+    model_.grad_log_lik_rows(theta, rows, g);
+    if (!g.allFinite()) {
+      throw SoftwareError(fmt::format(
+          "release '{}': model '{}' returned a non-finite per-row gradient", label, model_.name()));
+    }
+    auto f = norm_scratch_.head(static_cast<Eigen::Index>(count));
+    f = g.rowwise().norm();
+    clipped += static_cast<std::size_t>((f.array() > bound).count());
+    f = (f.array() > bound).select(bound / f.array(), 1.0);
+    sum.noalias() += g.transpose() * f;
+  }
+
+  const double t = model_.temperature();
+  const bool poisson = batch.sampling == BatchSampling::poisson;
+  VectorRelease out;
+  // Add/remove: one row more or less moves the sum by ≤ T·bound; substitute: by ≤ 2·T·bound.
+  out.sensitivity = (poisson ? 1.0 : 2.0) * t * bound;
+  out.noise_sd = noise_multiplier * out.sensitivity;
+  out.rows = idx.size();
+  out.clipped = clipped;
+  spend_subsampled(label, out.sensitivity, out.noise_sd,
+                   poisson ? Sampling::poisson : Sampling::without_replacement,
+                   batch_rate(batch, n),
+                   poisson ? Neighbouring::add_remove : Neighbouring::substitute);
+  out.value.resize(d);
+  for (int j = 0; j < d; ++j) out.value[j] = t * sum[j] + out.noise_sd * noise_.normal();
+  return out;
+}
+
+ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& theta_prime,
+                                               double bound, double noise_multiplier,
+                                               std::size_t batch) {
+  static const std::string label = "llr_batch";
+  require_positive(bound, "the clip bound", label);
+  require_positive(noise_multiplier, "the noise multiplier", label);
+  const std::size_t n = data_.rows();
+  const BatchSpec spec{BatchSampling::without_replacement, batch};
+  validate_batch(spec, n, "release '" + label + "'");
+  require_allowance(label);
+  if (theta.size() != model_.dim() || theta_prime.size() != model_.dim()) {
+    throw SoftwareError(fmt::format("release '{}': θ has {} and θ′ {} components, the model {}",
+                                    label, theta.size(), theta_prime.size(), model_.dim()));
+  }
+  const double t = model_.temperature();
+  const double c = minibatch_penalty_sensitivity(static_cast<double>(n), t, batch, bound);
+  if (!std::isfinite(c) || !std::isfinite(noise_multiplier * c)) {
+    throw ConfigError(fmt::format(
+        "release '{}': sensitivity c = 2aβ + 2a²(b−1)β²/b overflows (n = {}, T = {}, batch size "
+        "{}, bound {})",
+        label, n, t, batch, bound));
+  }
+
+  const auto idx = batches_.draw(spec, n, noise_);
+  // Σ r and Σ r² about a shift (the first clipped ratio): Σr² − R²/b is invariant under a shift,
+  // and centring avoids the cancellation of two large nearly equal sums.
+  double shift = 0.0, sum = 0.0, sum_sq = 0.0;
+  std::size_t clipped = 0;
+  for (std::size_t begin = 0; begin < idx.size(); begin += kBlockRows) {
+    const std::size_t count = std::min(kBlockRows, idx.size() - begin);
+    const RowBlock rows = gather(idx.subspan(begin, count));
+    auto r = scratch_.head(static_cast<Eigen::Index>(count));
+    model_.log_lik_ratio_rows(theta, theta_prime, rows, r);
+    if (r.hasNaN()) {
+      throw SoftwareError(
+          fmt::format("release '{}': model '{}' returned NaN for a row's log-likelihood ratio",
+                      label, model_.name()));
+    }
+    clipped += static_cast<std::size_t>((r.array().abs() > bound).count());
+    r = r.array().max(-bound).min(bound);
+    if (begin == 0) shift = r[0];
+    sum += (r.array() - shift).sum();
+    sum_sq += (r.array() - shift).square().sum();
+  }
+  const double b = static_cast<double>(batch);
+  const double a = static_cast<double>(n) * t / b;
+  const double total = sum + b * shift;                                    // R
+  const double batch_var = a * a * std::max(0.0, sum_sq - sum * sum / b);  // σ_b²
+
+  ScalarRelease out;
+  out.sensitivity = c;
+  out.noise_sd = noise_multiplier * c;
+  out.rows = batch;
+  out.clipped = clipped;
+  spend_subsampled(label, out.sensitivity, out.noise_sd, Sampling::without_replacement,
+                   b / static_cast<double>(n), Neighbouring::substitute);
+  out.value = a * total - 0.5 * batch_var + out.noise_sd * noise_.normal();
   return out;
 }
 

@@ -24,6 +24,7 @@
 #include "core/types.hpp"
 #include "data/dataset.hpp"
 #include "models/model.hpp"
+#include "privacy/batch_sampling.hpp"
 #include "privacy/event_log.hpp"
 
 namespace dpmcmc {
@@ -82,6 +83,33 @@ class PrivateData {
   // σ = noise_multiplier · Δ. Event label "grad_sum".
   VectorRelease grad_sum(const Vec& theta, double bound, double noise_multiplier);
 
+  // Subsampled gradient release (DP-SGLD; 000_24953f9f9db06b85.txt and
+  // 002_673c6a5269ae2454.txt Section 4 use the full-data form above):
+  //   T · Σ_{i∈B} clip₂(∇ log p(x_i|θ), bound) + N(0, σ² I),  σ = noise_multiplier · Δ,
+  // with the batch B drawn from the privacy noise stream (batch_sampling.hpp) and kept secret:
+  //   Poisson              each row with q = size/n; add/remove relation, Δ = T·bound;
+  //   without replacement  b = size rows; substitute relation, Δ = 2·T·bound.
+  // Event: Mechanism::subsampled_gaussian with the matching Sampling and rate q (the accountants
+  // pair Poisson with add/remove and WOR with substitute). `rows` is the size of the batch drawn
+  // (random for Poisson, possibly 0: the release is then pure noise, still an event). Label
+  // "grad_batch". ConfigError naming the batch size and n unless 1 ≤ size ≤ n.
+  VectorRelease grad_sum_batch(const Vec& theta, double bound, double noise_multiplier,
+                               const BatchSpec& batch);
+
+  // Minibatch DP penalty release (002_673c6a5269ae2454.txt Section 3.4, Theorem 3.5): for a
+  // without-replacement batch B of b rows, r_x = clip(log p(x|θ′) − log p(x|θ), ±bound),
+  // R = Σ_B r_x and a = nT/b,
+  //   λ = a·R,  σ_b² = a²(Σ_B r_x² − R²/b)   (the estimated variance of λ),
+  //   value = λ − σ_b²/2 + N(0, σ²),  σ = noise_multiplier · c,
+  // c = minibatch_penalty_sensitivity(n, T, b, bound) = 2aβ + 2a²(b−1)β²/b (β = bound), the
+  // exact supremum of |Δ(λ − σ_b²/2)| over substitute neighbours of B (derivation:
+  // minibatch_templates.hpp, docs/algorithms.md). The thesis' σ² = τc² means
+  // noise_multiplier = √τ. Event: subsampled_gaussian, without_replacement, substitute,
+  // q = b/n, label "llr_batch". `rows` = b, `clipped` counts batch rows. ConfigError naming the
+  // batch size and n unless 1 ≤ batch ≤ n.
+  ScalarRelease llr_batch_corrected(const Vec& theta, const Vec& theta_prime, double bound,
+                                    double noise_multiplier, std::size_t batch);
+
   // Noisy sufficient statistic (004_14fb110475802c51.txt, Section 3.3 and Algorithm 3, step 1):
   //   S + N(0, σ² I),  S = Σ_i s(x_i) over all rows,
   // with Δ = ‖hi − lo‖₂ (stat_sensitivity(), substitute relation: one row's s(x) moves within
@@ -105,6 +133,11 @@ class PrivateData {
   // BudgetExhausted naming the label and the allowance unless remaining(label) > 0.
   void require_allowance(const std::string& label) const;
   void spend(const std::string& label, double sensitivity, double noise_sd);
+  // Records a subsampled release and uses one unit of its allowance.
+  void spend_subsampled(const std::string& label, double sensitivity, double noise_sd,
+                        Sampling sampling, double rate, Neighbouring relation);
+  // Copies the rows `idx` (sorted) into gather_ and returns them as a block.
+  RowBlock gather(std::span<const std::size_t> idx);
 
   const Model& model_;
   const Dataset& data_;
@@ -116,6 +149,8 @@ class PrivateData {
   Vec scratch_;
   Mat grad_scratch_;
   Vec norm_scratch_;
+  BatchDrawer batches_;
+  Mat gather_;  // kBlockRows × columns: the current chunk of a batch, contiguous
   // The cached exact statistic of suff_stat and what it was computed for.
   const SufficientStatistic* stat_source_ = nullptr;
   Vec stat_lower_, stat_upper_, stat_sum_;

@@ -1,0 +1,89 @@
+#include "privacy/batch_sampling.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace dpmcmc {
+
+std::string batch_sampling_name(BatchSampling sampling) {
+  return sampling == BatchSampling::poisson ? "poisson" : "without_replacement";
+}
+
+void validate_batch(const BatchSpec& batch, std::size_t n, const std::string& who) {
+  if (batch.size == 0 || batch.size > n) {
+    throw ConfigError(fmt::format(
+        "{}: batch size {} is invalid for n = {} rows, expected 1 ≤ batch size ≤ n ({} sampling)",
+        who, batch.size, n, batch_sampling_name(batch.sampling)));
+  }
+}
+
+double batch_rate(const BatchSpec& batch, std::size_t n) {
+  return static_cast<double>(batch.size) / static_cast<double>(n);
+}
+
+std::span<const std::size_t> BatchDrawer::draw(const BatchSpec& batch, std::size_t n,
+                                               NoiseRng& rng) {
+  if (batch.sampling == BatchSampling::poisson) return poisson(n, batch_rate(batch, n), rng);
+  return without_replacement(n, batch.size, rng);
+}
+
+bool BatchDrawer::insert(std::size_t value) {
+  const std::uint64_t key = static_cast<std::uint64_t>(value) + 1;
+  // Fibonacci hashing: the top bits of key·2⁶⁴/φ spread consecutive indices over the table.
+  std::uint64_t slot = (key * 0x9E3779B97F4A7C15ULL) >> 20 & mask_;
+  while (table_[slot] != 0) {
+    if (table_[slot] == key) return false;
+    slot = (slot + 1) & mask_;
+  }
+  table_[slot] = key;
+  return true;
+}
+
+std::span<const std::size_t> BatchDrawer::without_replacement(std::size_t n, std::size_t b,
+                                                              NoiseRng& rng) {
+  // Table of at least 2b slots (load ≤ ½): expected O(1) probes per membership test.
+  const std::size_t slots = std::bit_ceil(std::max<std::size_t>(2 * b, 16));
+  if (table_.size() < slots) table_.resize(slots);
+  mask_ = slots - 1;
+  std::fill(table_.begin(), table_.begin() + static_cast<std::ptrdiff_t>(slots), 0);
+  indices_.clear();
+  // Floyd: for j = n−b, …, n−1 draw t uniform in {0, …, j}; take t unless already taken, in
+  // which case take j (never taken before). By induction every b-subset has probability
+  // 1/C(n, b).
+  for (std::size_t j = n - b; j < n; ++j) {
+    const auto t = static_cast<std::size_t>(rng.index(static_cast<std::uint64_t>(j) + 1));
+    if (insert(t)) {
+      indices_.push_back(t);
+    } else {
+      insert(j);
+      indices_.push_back(j);
+    }
+  }
+  std::sort(indices_.begin(), indices_.end());
+  return indices_;
+}
+
+std::span<const std::size_t> BatchDrawer::poisson(std::size_t n, double q, NoiseRng& rng) {
+  indices_.clear();
+  if (q >= 1.0) {
+    for (std::size_t i = 0; i < n; ++i) indices_.push_back(i);
+    return indices_;
+  }
+  const double log_miss = std::log1p(-q);  // < 0
+  double next = -1.0;  // position of the last included row (double: no overflow on a huge gap)
+  const double limit = static_cast<double>(n);
+  for (;;) {
+    // Gap G = ⌊log U / log(1 − q)⌋ ~ Geometric(q): P(G ≥ g) = P(U ≤ (1 − q)^g) = (1 − q)^g.
+    next += 1.0 + std::floor(std::log(rng.uniform_pos()) / log_miss);
+    if (!(next < limit)) break;
+    indices_.push_back(static_cast<std::size_t>(next));
+  }
+  return indices_;
+}
+
+}  // namespace dpmcmc
