@@ -11,6 +11,16 @@
 
 namespace dpmcmc {
 
+double jittered_step_size(double step, StepJitter jitter, std::optional<RandomizedHalton>& halton,
+                          std::uint64_t iteration, Rng& rng) {
+  if (jitter != StepJitter::halton) return step;
+  if (!halton) halton.emplace(1, rng);
+  double h = halton->value(iteration, 0);
+  // h = 0 needs all 53 permuted digits to be 0 (probability 2^-53); keep η_i > 0 regardless.
+  if (h <= 0.0) h = 0x1.0p-53;
+  return step * h;
+}
+
 HmcKernel::HmcKernel(int dim, GradientFn gradient, HmcConfig config, AcceptRule rule,
                      DensityKnown density)
     : dim_(dim),
@@ -61,14 +71,8 @@ TransitionInfo HmcKernel::transition(Rng& rng, std::span<double> extras) {
     throw SoftwareError(fmt::format("hmc: {} extra columns passed, 4 expected", extras.size()));
   }
   // Step size of this iteration (000_24953f9f9db06b85.txt Section 3): η_i = h_i·η.
-  double step = config_.step_size;
-  if (config_.jitter == StepJitter::halton) {
-    if (!halton_) halton_.emplace(1, rng);
-    double h = halton_->value(iteration_, 0);
-    // h = 0 needs all 53 permuted digits to be 0 (probability 2^-53); keep η_i > 0 regardless.
-    if (h <= 0.0) h = 0x1.0p-53;
-    step *= h;
-  }
+  const double step =
+      jittered_step_size(config_.step_size, config_.jitter, halton_, iteration_, rng);
   ++iteration_;
 
   draw_momentum(p_, sqrt_mass_, rng);

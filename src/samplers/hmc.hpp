@@ -9,6 +9,7 @@
 // the leapfrog proposal an involution (with the momentum flip), so π stays invariant.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -36,6 +37,13 @@ struct HmcConfig {
   // trajectory leaves the finite numbers.
   double divergence_threshold = 1000.0;
 };
+
+// The step size of one iteration: η itself, or with StepJitter::halton η·h_i, h_i the point
+// `iteration` of a randomised Halton sequence in base 2 (000_24953f9f9db06b85.txt Section 3),
+// which is created from `rng` on first use (the chain's algorithm stream, at its first transition
+// after init). Shared by HmcKernel and DP HMC so that both use the algorithm stream identically.
+double jittered_step_size(double step, StepJitter jitter, std::optional<RandomizedHalton>& halton,
+                          std::uint64_t iteration, Rng& rng);
 
 // Writes ∇ log π(θ) into grad (already sized dim) and returns log π(θ) up to a constant — or NaN
 // when the callback does not know it (DP HMC's noisy gradient releases).
