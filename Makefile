@@ -46,3 +46,15 @@ format:
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)
+
+# Reproductions of the papers' experiments (docs/experiments.md): each spec in experiments/ run
+# into out/experiments/NAME-PROFILE/results.csv (resumable: rerun after an interruption), then
+# its report (report/report.html beside the CSV). quick: minutes; full: hours.
+EXPERIMENTS ?= $(wildcard experiments/*.json)
+.PHONY: experiments-quick experiments-full
+experiments-quick experiments-full: experiments-%: build
+	@for spec in $(EXPERIMENTS); do \
+	  dir=out/experiments/$$(basename $$spec .json)-$*; \
+	  $(BUILD)/dpmcmc experiment $$spec --profile $* --out $$dir && \
+	  $(BUILD)/dpmcmc report $$dir/results.csv || exit 1; \
+	done

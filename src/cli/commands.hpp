@@ -10,5 +10,6 @@ void add_simulate_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
 void add_summary_command(CLI::App& app);
 void add_account_command(CLI::App& app);
+void add_experiment_commands(CLI::App& app);  // experiment and report
 
 }  // namespace dpmcmc::cli

@@ -1,0 +1,214 @@
+// One cell of an experiment (run/experiment_runner.hpp): a sampling job or an accounting table,
+// turned into result rows.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/error.hpp"
+#include "io/run_report.hpp"
+#include "privacy/account_rows.hpp"
+#include "run/experiment_runner.hpp"
+#include "run/experiment_template.hpp"
+#include "run/sample_job.hpp"
+#include "run/sampler_params.hpp"
+
+namespace dpmcmc {
+namespace {
+
+using nlohmann::json;
+
+bool wants(const ExperimentSpec& spec, const std::string& metric) {
+  return std::find(spec.metrics.begin(), spec.metrics.end(), metric) != spec.metrics.end();
+}
+
+std::filesystem::path cell_dir(const std::filesystem::path& out_dir, const ExperimentCell& c) {
+  return out_dir / "cells" / c.model / c.sampler.label /
+         (c.epsilon ? "eps-" + format_number(*c.epsilon) : std::string("non-private")) /
+         fmt::format("rep-{}", c.repeat.value_or(1));
+}
+
+ResultRow base_row(const ExperimentSpec& spec, const ExperimentCell& c, std::size_t n) {
+  ResultRow row;
+  row.set("kind", spec.kind == ExperimentKind::sample ? "sample" : "account");
+  row.set("model", c.model);
+  row.set("sampler", c.sampler.label);
+  row.set("epsilon", c.epsilon);
+  if (c.epsilon) row.set("delta", spec.delta.delta(n));
+  if (c.repeat) row.set_integer("repeat", static_cast<std::uint64_t>(*c.repeat));
+  row.set_integer("n", n);
+  row.set("spec_hash", c.spec_hash);
+  return row;
+}
+
+// Mean of a sampler column over the kept draws of every chain (NaN when absent or no draws).
+double column_mean(const RunResult& run, const std::vector<std::string>& names) {
+  for (const auto& name : names) {
+    const auto it = std::find(run.columns.begin(), run.columns.end(), name);
+    if (it == run.columns.end()) continue;
+    const auto j = static_cast<Eigen::Index>(it - run.columns.begin());
+    double sum = 0.0;
+    std::size_t count = 0;
+    for (const auto& ch : run.chains) {
+      if (ch.draws.rows() == 0) continue;
+      sum += ch.draws.col(j).sum();
+      count += static_cast<std::size_t>(ch.draws.rows());
+    }
+    return count ? sum / static_cast<double>(count) : std::nan("");
+  }
+  return std::nan("");
+}
+
+std::optional<double> finite(double x) {
+  return std::isfinite(x) ? std::optional<double>(x) : std::nullopt;
+}
+
+std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
+                                                  const ExperimentCell& c,
+                                                  const std::filesystem::path& out_dir,
+                                                  const std::atomic<bool>* stop) {
+  const Preset& preset = find_preset(c.model);
+  const std::size_t n = spec.n.value_or(preset.n);
+  ResultRow row = base_row(spec, c, n);
+  row.set_integer("chains", static_cast<std::uint64_t>(spec.chains));
+  row.set_integer("seed", c.seed);
+  row.set_integer("data_seed", c.data_seed);
+
+  SampleSpec s;
+  s.preset = c.model;
+  s.n = spec.n;
+  s.data_seed = c.data_seed;
+  s.sampler = c.sampler.sampler;
+  s.overrides = c.sampler.overrides;
+  s.run.chains = spec.chains;
+  s.run.seed = c.seed;
+  s.seed_given = true;
+  s.run.warmup = spec.warmup;
+  s.run.samples = spec.samples;
+  s.run.threads = 1;  // the experiment runs cells in parallel instead
+  s.run.progress = ProgressMode::never;
+  s.run.stop = stop;
+  if (spec.init.kind == InitRule::Kind::point) {
+    s.init_given = true;
+    s.run.init.points = {spec.init.centre};
+  } else if (spec.init.kind == InitRule::Kind::centre) {
+    s.init_given = true;
+    s.run.init.centre = spec.init.centre;
+    s.run.init.spread = spec.init.spread;
+  }
+  s.out_dir = cell_dir(out_dir, c);
+  s.reference_draws = spec.reference_draws;
+  if (c.epsilon) {
+    s.epsilon = *c.epsilon;
+    s.delta = spec.delta.delta(n);
+  }
+  s.accountants = spec.accountants;
+  s.warmup_fraction = spec.warmup_fraction;
+  s.command_line = {"dpmcmc", "experiment", spec.file.string(), "cell " + c.key};
+
+  Stopwatch clock;
+  // Constructed in place (the job's outcome is large; no default-construct-then-assign).
+  std::optional<SampleOutcome> result;
+  try {
+    result.emplace(run_sample_job(s));
+  } catch (const Error& e) {
+    row.set("wall_seconds", clock.seconds());
+    row.set("status", "error");
+    row.set("message", e.what());
+    return std::vector<ResultRow>{row};
+  }
+  const SampleOutcome& out = *result;
+  if (!out.run.complete()) return std::nullopt;  // interrupted: recomputed on resume
+  row.set("wall_seconds", clock.seconds());
+
+  const auto& chains = out.run.chains;
+  row.set_integer("iterations_per_chain",
+                  chains.front().warmup_planned + chains.front().samples_planned);
+  std::uint64_t total = 0, accepted = 0, kept = 0;
+  for (const auto& ch : chains) {
+    total += ch.iterations();
+    accepted += ch.samples_accepted;
+    kept += ch.samples_done;
+  }
+  row.set_integer("iterations_total", total);
+  row.set("acceptance_rate",
+          kept ? std::optional<double>(static_cast<double>(accepted) / static_cast<double>(kept))
+               : std::nullopt);
+  row.set("llr_clip_frac", finite(column_mean(out.run, {"clip_frac__", "llr_clip_frac__"})));
+  row.set("grad_clip_frac", finite(column_mean(out.run, {"grad_clip_frac__"})));
+  if (wants(spec, "mmd") && out.mmd) row.set("mmd", finite(out.mmd->mmd));
+  if (wants(spec, "mean_error") && out.mean_error) row.set("mean_error", finite(*out.mean_error));
+  const json& accuracy = out.report["accuracy"];
+  if (wants(spec, "cov_error") && accuracy.contains("cov_error") &&
+      accuracy["cov_error"].is_number())
+    row.set("cov_error", finite(accuracy["cov_error"].get<double>()));
+  if (wants(spec, "rhat")) {
+    // The model's parameters only (lp__ and the sampler columns are not targets).
+    const std::set<std::string> params(out.run.columns.begin() + out.run.first_param_column,
+                                       out.run.columns.end());
+    double worst = std::nan("");
+    for (const auto& p : out.summary.parameters) {
+      if (params.count(p.name) && std::isfinite(p.rhat) && !(p.rhat <= worst)) worst = p.rhat;
+    }
+    row.set("max_rhat", finite(worst));
+  }
+  const json& privacy = out.report["privacy"];
+  if (privacy.value("private", false)) {
+    const std::string by = privacy["planned_by"].get<std::string>();
+    row.set("accountant", by);
+    for (const auto& a : privacy["accountants"]) {
+      if (a["accountant"] != by) continue;
+      row.set("bound", a["bound"].get<std::string>());
+      if (a.contains("recorded_epsilon") && a["recorded_epsilon"].is_number())
+        row.set("certified_epsilon", a["recorded_epsilon"].get<double>());
+    }
+  }
+  row.set("status", "completed");
+  return std::vector<ResultRow>{row};
+}
+
+std::vector<ResultRow> account_cell(const ExperimentSpec& spec, const ExperimentCell& c) {
+  const Preset& preset = find_preset(c.model);
+  const std::size_t n = spec.n.value_or(preset.n);
+  const auto tmpl = release_template(
+      c.sampler.sampler, sampler_params(preset, c.sampler.sampler, c.sampler.overrides), preset, n);
+  const Budget budget{*c.epsilon, spec.delta.delta(n)};
+  std::vector<ResultRow> rows;
+  for (const auto& r : plan_rows(budget, tmpl, spec.accountants)) {
+    ResultRow row = base_row(spec, c, n);
+    row.set("accountant", r.accountant);
+    row.set("bound", to_string(r.bound));
+    row.set("wall_seconds", r.seconds);
+    if (r.ok) {
+      row.set_integer("iterations_total", r.iterations);
+      row.set("certified_epsilon", r.epsilon_spent);
+      row.set("status", "completed");
+      if (r.capped) row.set("message", "capped: the planner's iteration limit was reached");
+    } else {
+      row.set("status", "error");
+      row.set("message", r.message);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::optional<std::vector<ResultRow>> run_experiment_cell(const ExperimentSpec& spec,
+                                                          const ExperimentCell& cell,
+                                                          const std::filesystem::path& out_dir,
+                                                          const std::atomic<bool>* stop) {
+  if (spec.kind == ExperimentKind::sample) return sample_cell(spec, cell, out_dir, stop);
+  try {
+    return account_cell(spec, cell);
+  } catch (const Error& e) {
+    ResultRow row = base_row(spec, cell, spec.n.value_or(find_preset(cell.model).n));
+    row.set("status", "error");
+    row.set("message", e.what());
+    return std::vector<ResultRow>{row};
+  }
+}
+
+}  // namespace dpmcmc

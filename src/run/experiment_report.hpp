@@ -1,0 +1,31 @@
+// `dpmcmc report`: from an experiment's results CSV to a self-contained HTML page, the figures
+// (PNG and SVG, with their gnuplot scripts and data) and the aggregated table as CSV. Every
+// number shown is computed from the CSV (run/results_summary.hpp); the configuration shown is
+// the spec.json the runner wrote beside the CSV, when present.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "run/report_plots.hpp"
+#include "run/results_summary.hpp"
+
+namespace dpmcmc {
+
+struct ReportOptions {
+  std::filesystem::path results;  // RESULTS.csv
+  std::filesystem::path out_dir;  // empty: the CSV's directory / "report"
+  bool plots = true;              // false: no gnuplot, the page has tables only
+};
+
+struct ReportOutcome {
+  std::filesystem::path out_dir, html, summary_csv;
+  std::vector<Figure> figures;
+  ResultsSummary summary;
+};
+
+// NoInputError for a missing CSV, DataError for a malformed one (file, line, column), ConfigError
+// when gnuplot is needed and missing, OutputError when the output cannot be written.
+ReportOutcome write_experiment_report(const ReportOptions& options);
+
+}  // namespace dpmcmc

@@ -1,0 +1,259 @@
+#include "run/experiment_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "core/error.hpp"
+#include "data/atomic_file.hpp"
+#include "io/run_report.hpp"
+#include "models/presets.hpp"
+#include "run/interrupt.hpp"
+
+namespace dpmcmc {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t fnv1a64(std::string_view s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string cell_key(ExperimentKind kind, const std::string& model, const std::string& label,
+                     std::optional<double> eps, std::optional<int> repeat) {
+  return fmt::format("{}/{}/{}/{}/{}", kind == ExperimentKind::sample ? "sample" : "account", model,
+                     label, eps ? format_number(*eps) : "NA",
+                     repeat ? std::to_string(*repeat) : "NA");
+}
+
+// Appends rows to the results file, one flushed write per cell, so that an interruption leaves
+// at most one partial line (dropped on the next start).
+class Appender {
+ public:
+  explicit Appender(const std::filesystem::path& path)
+      : path_(path), file_(std::fopen(path.c_str(), "ab")) {
+    if (!file_) throw OutputError(fmt::format("{}: cannot open for appending", path.string()));
+  }
+  ~Appender() {
+    if (file_) std::fclose(file_);
+  }
+  Appender(const Appender&) = delete;
+  Appender& operator=(const Appender&) = delete;
+  void write(const std::string& text) {
+    if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0)
+      throw OutputError(fmt::format("{}: write failed", path_.string()));
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::FILE* file_;
+};
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  AtomicFile f(path);
+  f.write(text);
+  f.commit();
+}
+
+}  // namespace
+
+std::uint64_t derive_seed(std::uint64_t seed, std::string_view tag) {
+  return splitmix64(seed ^ splitmix64(fnv1a64(tag)));
+}
+
+std::string cell_hash(const ExperimentSpec& spec, const SamplerChoice& sampler) {
+  nlohmann::json h = spec.resolved;
+  // Grid coordinates and names are not part of a cell's settings: adding an ε or a sampler to a
+  // spec keeps the rows already computed valid.
+  for (const char* k :
+       {"name", "description", "profile", "file", "models", "samplers", "epsilons", "repeats"})
+    h.erase(k);
+  h["format"] = "dpmcmc-experiment-1";
+  h["sampler"] = {{"name", sampler.sampler}, {"overrides", sampler.overrides}};
+  return fmt::format("{:016x}", fnv1a64(h.dump()));
+}
+
+std::vector<ExperimentCell> experiment_cells(const ExperimentSpec& spec) {
+  std::vector<ExperimentCell> cells;
+  for (const auto& model : spec.models) {
+    for (const auto& choice : spec.samplers) {
+      const std::string hash = cell_hash(spec, choice);
+      std::vector<std::optional<double>> eps;
+      if (spec.kind == ExperimentKind::account || experiment_sampler_is_private(choice.sampler)) {
+        for (double e : spec.epsilons) eps.emplace_back(e);
+      } else {
+        eps.emplace_back(std::nullopt);
+      }
+      std::vector<std::optional<int>> repeats;
+      if (spec.kind == ExperimentKind::account) {
+        repeats.emplace_back(std::nullopt);
+      } else {
+        for (int r = 1; r <= spec.repeats; ++r) repeats.emplace_back(r);
+      }
+      for (const auto& e : eps) {
+        for (const auto& r : repeats) {
+          ExperimentCell c;
+          c.index = cells.size();
+          c.model = model;
+          c.sampler = choice;
+          c.epsilon = e;
+          c.repeat = r;
+          c.key = cell_key(spec.kind, model, choice.label, e, r);
+          c.seed = derive_seed(spec.seed, "cell:" + c.key);
+          c.data_seed = derive_seed(spec.seed, fmt::format("data:{}/{}", model, r.value_or(1)));
+          c.spec_hash = hash;
+          cells.push_back(std::move(c));
+        }
+      }
+    }
+  }
+  return cells;
+}
+
+ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOptions& options) {
+  Stopwatch clock;
+  ExperimentOutcome outcome;
+  const auto cells = experiment_cells(spec);
+  outcome.cells = cells.size();
+  outcome.results_file = options.out_dir / "results.csv";
+  std::filesystem::create_directories(options.out_dir);
+
+  // Rows already on disk, by cell key, as text lines (kept verbatim for the final rewrite).
+  std::map<std::string, std::size_t> index_of;
+  std::set<std::string> hashes;
+  for (const auto& c : cells) {
+    index_of[c.key] = c.index;
+    hashes.insert(c.spec_hash);
+  }
+  std::vector<std::vector<std::string>> lines(cells.size());
+  std::vector<std::string> foreign;  // rows of cells outside the current grid
+  if (std::filesystem::exists(outcome.results_file)) {
+    const ResultsFile existing = read_results(outcome.results_file);
+    outcome.dropped_partial_row = existing.truncated_last_line;
+    for (std::size_t i = 0; i < existing.rows.size(); ++i) {
+      const ResultRow& row = existing.rows[i];
+      const auto it = index_of.find(row.cell_key());
+      const std::string& h = row.text("spec_hash");
+      const bool ok = it != index_of.end() ? cells[it->second].spec_hash == h : hashes.count(h);
+      if (!ok) {
+        throw ConfigError(fmt::format(
+            "{}:{}: this row (cell {}) was computed with other settings (spec hash {}) than {} "
+            "gives now: results of two different specs would mix; use another --out, or delete "
+            "the file to start again",
+            outcome.results_file.string(), row.line, row.cell_key(), h, spec.file.string()));
+      }
+      if (it != index_of.end()) {
+        lines[it->second].push_back(existing.lines[i]);
+      } else {
+        foreign.push_back(existing.lines[i]);
+      }
+    }
+  }
+  auto all_text = [&] {
+    std::string text = results_header();
+    for (const auto& group : lines) {
+      for (const auto& l : group) text += l + "\n";
+    }
+    for (const auto& l : foreign) text += l + "\n";
+    return text;
+  };
+  // Start from a clean file: the header, and the complete rows only.
+  write_file(outcome.results_file, all_text());
+  write_json(spec.resolved, options.out_dir / "spec.json");
+
+  std::vector<const ExperimentCell*> todo;
+  for (const auto& c : cells) {
+    if (lines[c.index].empty()) todo.push_back(&c);
+  }
+  outcome.skipped = cells.size() - todo.size();
+
+  int threads =
+      options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(todo.size())));
+
+  InterruptGuard guard;  // Ctrl-C: stop the jobs, keep what is written
+  std::atomic<bool> halt{false};
+  std::atomic<std::size_t> next{0};
+  std::mutex mutex;
+  std::condition_variable done_cv;
+  int running = threads;
+  std::exception_ptr failure;
+  bool interrupted = false;
+  auto appender = std::make_unique<Appender>(outcome.results_file);
+
+  auto worker = [&] {
+    for (;;) {
+      if (halt.load() || interrupt_requested()) break;
+      const std::size_t i = next.fetch_add(1);
+      if (i >= todo.size()) break;
+      const ExperimentCell& cell = *todo[i];
+      try {
+        const auto rows = run_experiment_cell(spec, cell, options.out_dir, &halt);
+        std::lock_guard lock(mutex);
+        if (!rows) {
+          interrupted = true;
+          continue;
+        }
+        std::string text;
+        for (const auto& r : *rows) {
+          std::string line = format_row(r);
+          text += line;
+          line.pop_back();  // stored without the newline
+          lines[cell.index].push_back(std::move(line));
+        }
+        appender->write(text);
+        ++outcome.ran;
+        if (!rows->empty() && rows->front().text("kind") == "sample" &&
+            rows->front().text("status") == "error")
+          ++outcome.errors;
+        if (options.on_cell) options.on_cell(cell, *rows, outcome.ran, todo.size());
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+        halt = true;
+      }
+    }
+    std::lock_guard lock(mutex);
+    --running;
+    done_cv.notify_all();
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads && !todo.empty(); ++t) pool.emplace_back(worker);
+  {
+    // The main thread relays an external stop request to the jobs.
+    std::unique_lock lock(mutex);
+    while (running > 0 && !pool.empty()) {
+      done_cv.wait_for(lock, std::chrono::milliseconds(20));
+      if (options.stop && options.stop->load()) halt = true;
+    }
+  }
+  for (auto& t : pool) t.join();
+  appender.reset();
+  if (failure) std::rethrow_exception(failure);
+
+  const std::size_t done = outcome.skipped + outcome.ran;
+  outcome.interrupted = interrupted || done < cells.size();
+  if (!outcome.interrupted) write_file(outcome.results_file, all_text());  // grid order
+  outcome.wall_seconds = clock.seconds();
+  return outcome;
+}
+
+}  // namespace dpmcmc

@@ -1,0 +1,97 @@
+// Runs an experiment spec (run/experiment_spec.hpp) cell by cell into OUT/results.csv
+// (run/results_csv.hpp), in parallel, resumable:
+//
+// * Cells. sample: (model, sampler, ε, repeat) for private samplers, (model, sampler, repeat)
+//   for non-private ones (ε = NA); account: (model, sampler, ε), one row per accountant.
+// * Seeds. The cell key is "KIND/MODEL/LABEL/EPS/REPEAT" (EPS in shortest round-trip form or NA,
+//   REPEAT 1-based or NA). With mix(a, b) = splitmix64(a XOR splitmix64(b)) and fnv(s) the
+//   64-bit FNV-1a hash of the bytes of s:
+//     run seed  = mix(spec seed, fnv("cell:" + key))                 (chains, noise, MMD)
+//     data seed = mix(spec seed, fnv("data:" + MODEL + "/" + REPEAT))
+//   so every sampler and ε of one repeat sees the same synthetic data (a paired comparison),
+//   while each cell has its own streams. Nothing depends on the thread count or the order in
+//   which cells finish.
+// * Parallelism. `threads` workers (0: all cores) each take the next cell; each job runs its
+//   chains on one thread, so a cell's result is the same whatever runs beside it.
+// * Resume. Cells whose key is already in OUT/results.csv are skipped. Each row carries the
+//   spec hash of its cell (cell_hash): a row whose hash differs from the current spec's is an
+//   error (ConfigError) rather than silently mixing two experiments in one table. Rows are
+//   appended and flushed as cells finish; a row cut short by a crash is dropped on the next
+//   start; at the end of a complete run the file is rewritten (atomically) in grid order, so
+//   the same spec and seed give the same file apart from wall times.
+// * Interrupts. Ctrl-C (or options.stop) stops the running jobs at their next iteration; their
+//   cells are not written (they are recomputed on resume) and the outcome says interrupted.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "run/experiment_spec.hpp"
+#include "run/results_csv.hpp"
+
+namespace dpmcmc {
+
+struct ExperimentCell {
+  std::size_t index = 0;  // position in the grid (results are sorted by it)
+  std::string model;
+  SamplerChoice sampler;
+  std::optional<double> epsilon;
+  std::optional<int> repeat;  // 1-based; none for account cells
+  std::string key;
+  std::uint64_t seed = 0;
+  std::uint64_t data_seed = 0;
+  std::string spec_hash;
+};
+
+// splitmix64(seed XOR splitmix64(fnv1a64(tag))), the derivation documented above.
+std::uint64_t derive_seed(std::uint64_t seed, std::string_view tag);
+
+// The hash (16 hex digits) of everything that determines the results of a cell of `sampler`
+// apart from its grid coordinates: kind, the sampler and its overrides, δ rule, n, chains,
+// iterations, starting points, burn-in, metrics, reference draws, accountants and seed.
+std::string cell_hash(const ExperimentSpec& spec, const SamplerChoice& sampler);
+
+// The grid in order: models, then samplers, then ε, then repeats.
+std::vector<ExperimentCell> experiment_cells(const ExperimentSpec& spec);
+
+struct ExperimentOptions {
+  std::filesystem::path out_dir;
+  int threads = 0;                          // 0: all cores
+  const std::atomic<bool>* stop = nullptr;  // set to true to stop like Ctrl-C
+  // Called once per finished cell (serialised; after its rows are on disk) with the number of
+  // cells finished so far in this run and the number this run has to do.
+  std::function<void(const ExperimentCell&, const std::vector<ResultRow>&, std::size_t done,
+                     std::size_t todo)>
+      on_cell;
+};
+
+struct ExperimentOutcome {
+  std::size_t cells = 0;    // in the grid
+  std::size_t skipped = 0;  // already in the results file
+  std::size_t ran = 0;      // computed and written by this run
+  std::size_t errors = 0;   // of those, cells whose job failed (status error)
+  bool interrupted = false;
+  bool dropped_partial_row = false;  // the file ended in a row cut short, which was removed
+  std::filesystem::path results_file;
+  double wall_seconds = 0.0;
+};
+
+// Runs the cells not yet in OUT/results.csv and writes OUT/spec.json (the resolved spec).
+// Throws ConfigError when the results file holds rows of another spec, DataError for a
+// malformed results file, OutputError when OUT cannot be written.
+ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOptions& options);
+
+// One cell on its own (the runner's unit of work): the rows to write, or nullopt when the job
+// was interrupted. A failing job gives one row with status "error" and the message.
+std::optional<std::vector<ResultRow>> run_experiment_cell(const ExperimentSpec& spec,
+                                                          const ExperimentCell& cell,
+                                                          const std::filesystem::path& out_dir,
+                                                          const std::atomic<bool>* stop);
+
+}  // namespace dpmcmc

@@ -1,0 +1,483 @@
+#include "run/experiment_spec.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "io/run_report.hpp"
+#include "models/presets.hpp"
+#include "privacy/accountants.hpp"
+#include "run/experiment_template.hpp"
+#include "run/private_samplers.hpp"
+#include "run/sample_job.hpp"
+#include "run/sampler_params.hpp"
+
+namespace dpmcmc {
+namespace {
+
+using nlohmann::json;
+
+// Keys a spec may hold at the top level, and those a profile may override.
+const std::vector<std::string> kTopKeys = {
+    "name",     "description",     "kind",    "models",          "samplers",    "params",
+    "epsilons", "delta",           "repeats", "chains",          "n",           "iterations",
+    "init",     "warmup_fraction", "metrics", "reference_draws", "accountants", "seed",
+    "profiles"};
+const std::vector<std::string> kProfileKeys = {
+    "models",          "samplers",   "params",     "epsilons", "delta",           "repeats",
+    "chains",          "n",          "iterations", "init",     "warmup_fraction", "metrics",
+    "reference_draws", "accountants"};
+// Keys that only mean something when sampling.
+const std::vector<std::string> kSampleOnlyKeys = {
+    "repeats", "chains", "iterations", "init", "metrics", "warmup_fraction", "reference_draws"};
+const std::vector<std::string> kMetrics = {"mmd", "mean_error", "cov_error", "rhat"};
+
+// Hyperparameters each sampler reads (run/sample_job.cpp, run/penalty_setups.cpp); the keys of
+// the presets' defaults are added to these, so a sampler registered later is covered by its
+// preset entries.
+std::set<std::string> documented_keys(const std::string& sampler) {
+  if (sampler == "rwmh") return {"proposal_sd"};
+  if (sampler == "hmc") return {"step_size", "steps", "mass", "randomized_step_size"};
+  if (sampler == "dp-penalty" || sampler == "dp-penalty-ocu" || sampler == "dp-penalty-gwmh")
+    return {"tau", "proposal_sd", "clip", "alpha"};
+  if (sampler == "dp-penalty-expfam") return {"tau", "proposal_sd", "alpha"};
+  return {};
+}
+
+std::set<std::string> allowed_keys(const std::string& sampler) {
+  std::set<std::string> keys = documented_keys(sampler);
+  const std::string entry = sampler == "dp-penalty-gwmh" ? "dp-penalty-ocu" : sampler;
+  for (const auto& p : presets()) {
+    if (!p.samplers.contains(entry)) continue;
+    for (const auto& [k, v] : p.samplers.at(entry).items()) {
+      if (k != "source") keys.insert(k);
+    }
+  }
+  return keys;
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw ConfigError(fmt::format("{}: key '{}': {}", file_, key, what));
+  }
+
+  static std::string shown(const json& v) {
+    std::string s = v.dump();
+    return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+  }
+
+  std::string string(const json& v, const std::string& key) const {
+    if (!v.is_string() || v.get<std::string>().empty())
+      fail(key, fmt::format("expected a non-empty string, got {}", shown(v)));
+    return v.get<std::string>();
+  }
+
+  double positive(const json& v, const std::string& key) const {
+    if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+      fail(key, fmt::format("expected a finite number > 0, got {}", shown(v)));
+    return v.get<double>();
+  }
+
+  std::uint64_t whole(const json& v, const std::string& key, std::uint64_t min) const {
+    if (!(v.is_number_unsigned() || (v.is_number_integer() && v.get<long long>() >= 0)) ||
+        v.get<std::uint64_t>() < min)
+      fail(key, fmt::format("expected a whole number ≥ {}, got {}", min, shown(v)));
+    return v.get<std::uint64_t>();
+  }
+
+  std::vector<std::string> strings(const json& v, const std::string& key) const {
+    if (!v.is_array()) fail(key, fmt::format("expected an array of strings, got {}", shown(v)));
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      out.push_back(string(v[i], fmt::format("{}[{}]", key, i)));
+      if (std::count(out.begin(), out.end(), out.back()) > 1)
+        fail(fmt::format("{}[{}]", key, i), fmt::format("'{}' is listed twice", out.back()));
+    }
+    return out;
+  }
+
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+json apply_profile(const json& doc, const Reader& r, const std::string& profile) {
+  if (profile != "full" && profile != "quick") {
+    throw UsageError(fmt::format("--profile: expected quick or full, got '{}'", profile));
+  }
+  json merged = doc;
+  merged.erase("profiles");
+  if (!doc.contains("profiles")) return merged;
+  const json& profiles = doc.at("profiles");
+  if (!profiles.is_object())
+    r.fail("profiles", "expected an object {\"quick\": {…}, \"full\": {…}}");
+  for (const auto& [name, body] : profiles.items()) {
+    const std::string key = "profiles." + name;
+    if (name != "quick" && name != "full") r.fail(key, "expected a profile named quick or full");
+    if (!body.is_object()) r.fail(key, "expected an object of keys to override");
+    for (const auto& [k, v] : body.items()) {
+      if (std::find(kProfileKeys.begin(), kProfileKeys.end(), k) == kProfileKeys.end()) {
+        r.fail(key + "." + k, fmt::format("a profile cannot set this key; allowed: {}",
+                                          fmt::join(kProfileKeys, ", ")));
+      }
+      if (name == profile) merged[k] = v;
+    }
+  }
+  return merged;
+}
+
+DeltaRule parse_delta(const json& v, const Reader& r) {
+  DeltaRule rule;
+  if (v.is_number()) {
+    const double d = v.get<double>();
+    if (!(d > 0 && d < 1)) r.fail("delta", fmt::format("expected a number in (0, 1), got {}", d));
+    rule.per_row = false;
+    rule.value = d;
+    return rule;
+  }
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    const auto slash = s.find("/n");
+    if (slash != std::string::npos && slash + 2 == s.size()) {
+      try {
+        std::size_t used = 0;
+        const double c = std::stod(s.substr(0, slash), &used);
+        if (used == slash && c > 0 && std::isfinite(c)) {
+          rule.per_row = true;
+          rule.value = c;
+          return rule;
+        }
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  r.fail("delta",
+         fmt::format("expected a number in (0, 1) or a rule \"C/n\" (e.g. \"0.1/n\"), got {}",
+                     Reader::shown(v)));
+}
+
+Vec parse_vector(const json& v, const Reader& r, const std::string& key) {
+  if (!v.is_array() || v.empty()) r.fail(key, "expected a non-empty array of numbers");
+  Vec out(static_cast<Eigen::Index>(v.size()));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_number() || !std::isfinite(v[i].get<double>()))
+      r.fail(fmt::format("{}[{}]", key, i),
+             fmt::format("expected a number, got {}", Reader::shown(v[i])));
+    out(static_cast<Eigen::Index>(i)) = v[i].get<double>();
+  }
+  return out;
+}
+
+InitRule parse_init(const json& v, const Reader& r) {
+  InitRule rule;
+  if (v.is_string() && v.get<std::string>() == "preset") return rule;
+  if (!v.is_object())
+    r.fail("init", fmt::format("expected \"preset\", {{\"centre\": […], \"spread\": s}} or "
+                               "{{\"point\": […]}}, got {}",
+                               Reader::shown(v)));
+  for (const auto& [k, x] : v.items()) {
+    if (k != "centre" && k != "spread" && k != "point")
+      r.fail("init." + k, "unknown key; expected centre, spread or point");
+  }
+  if (v.contains("point")) {
+    if (v.contains("centre") || v.contains("spread"))
+      r.fail("init.point", "give either point or centre/spread, not both");
+    rule.kind = InitRule::Kind::point;
+    rule.centre = parse_vector(v.at("point"), r, "init.point");
+    return rule;
+  }
+  if (!v.contains("centre")) r.fail("init.centre", "missing (the centre of the starting points)");
+  rule.kind = InitRule::Kind::centre;
+  rule.centre = parse_vector(v.at("centre"), r, "init.centre");
+  if (v.contains("spread")) {
+    const json& s = v.at("spread");
+    if (!s.is_number() || !(s.get<double>() >= 0) || !std::isfinite(s.get<double>()))
+      r.fail("init.spread", fmt::format("expected a finite number ≥ 0, got {}", Reader::shown(s)));
+    rule.spread = s.get<double>();
+  }
+  return rule;
+}
+
+std::vector<SamplerChoice> parse_samplers(const json& doc, const Reader& r, ExperimentKind kind) {
+  const auto labels = r.strings(doc.at("samplers"), "samplers");
+  if (labels.empty()) r.fail("samplers", "expected at least one sampler");
+  json params = json::object();
+  if (doc.contains("params")) {
+    params = doc.at("params");
+    if (!params.is_object())
+      r.fail("params", "expected an object: sampler label → hyperparameters");
+    for (const auto& [label, body] : params.items()) {
+      if (std::find(labels.begin(), labels.end(), label) == labels.end())
+        r.fail("params." + label, "no sampler of this label in 'samplers'");
+    }
+  }
+  const auto known = sampler_names();
+  std::vector<SamplerChoice> out;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    SamplerChoice c;
+    c.label = labels[i];
+    c.sampler = c.label;
+    const std::string pkey = "params." + c.label;
+    if (params.contains(c.label)) {
+      const json& body = params.at(c.label);
+      if (!body.is_object()) r.fail(pkey, "expected an object of hyperparameters");
+      if (body.contains("sampler")) c.sampler = r.string(body.at("sampler"), pkey + ".sampler");
+      for (const auto& [k, v] : body.items()) {
+        if (k != "sampler") c.overrides[k] = v;
+      }
+    }
+    const bool accepted = kind == ExperimentKind::account
+                              ? has_release_template(c.sampler)
+                              : std::find(known.begin(), known.end(), c.sampler) != known.end();
+    if (!accepted) {
+      const std::string where =
+          c.sampler == c.label ? fmt::format("samplers[{}]", i) : pkey + ".sampler";
+      if (kind == ExperimentKind::account) {
+        std::vector<std::string> names;
+        for (const auto& e : private_samplers()) names.push_back(e.name);
+        if (find_private_sampler("dp-hmc") == nullptr) names.push_back("dp-hmc");
+        r.fail(where, fmt::format("'{}' has no release template; expected one of {}", c.sampler,
+                                  fmt::join(names, ", ")));
+      }
+      r.fail(where, fmt::format("unknown sampler '{}'; `dpmcmc sample` accepts {}", c.sampler,
+                                fmt::join(known, ", ")));
+    }
+    const auto allowed = allowed_keys(c.sampler);
+    for (const auto& [k, v] : c.overrides.items()) {
+      if (!allowed.count(k)) {
+        r.fail(pkey + "." + k, fmt::format("sampler '{}' has no hyperparameter '{}'; it takes {}",
+                                           c.sampler, k, fmt::join(allowed, ", ")));
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// Builds every (model, sampler) pair once so that bad hyperparameters, starting points of the
+// wrong dimension or a model a sampler cannot use are reported before the first cell runs.
+void preflight(const ExperimentSpec& spec, const Reader& r) {
+  for (std::size_t i = 0; i < spec.models.size(); ++i) {
+    const Preset& preset = find_preset(spec.models[i]);
+    const std::size_t n = spec.n.value_or(preset.n);
+    const auto model = preset.make_model();
+    if (spec.init.kind != InitRule::Kind::preset && spec.init.centre.size() != model->dim()) {
+      r.fail(spec.init.kind == InitRule::Kind::point ? "init.point" : "init.centre",
+             fmt::format("expected {} numbers for model '{}', got {}", model->dim(), preset.name,
+                         spec.init.centre.size()));
+    }
+    for (const auto& c : spec.samplers) {
+      const std::string where = "params." + c.label;
+      try {
+        const json params = sampler_params(preset, c.sampler, c.overrides);
+        if (spec.kind == ExperimentKind::account || find_private_sampler(c.sampler)) {
+          (void)release_template(c.sampler, params, preset, n);
+        } else if (c.sampler == "rwmh") {
+          (void)vector_param(params, c.sampler, "proposal_sd", model->dim());
+        } else if (c.sampler == "hmc") {
+          (void)number_param(params, c.sampler, "step_size");
+          (void)count_param(params, c.sampler, "steps");
+        }
+      } catch (const Error& e) {
+        r.fail(where,
+               fmt::format("sampler '{}' on model '{}': {}", c.sampler, preset.name, e.what()));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+double DeltaRule::delta(std::size_t n) const {
+  return per_row ? value / static_cast<double>(n) : value;
+}
+
+std::string DeltaRule::text() const {
+  return per_row ? fmt::format("{}/n", value) : fmt::format("{}", value);
+}
+
+bool experiment_sampler_is_private(const std::string& sampler) {
+  return is_private_sampler(sampler) || sampler == "dp-hmc";
+}
+
+ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::path& file,
+                                     const std::string& profile) {
+  const Reader r(file.string());
+  if (!doc.is_object()) throw ConfigError(fmt::format("{}: expected an object of keys", r.file()));
+  for (const auto& [k, v] : doc.items()) {
+    if (std::find(kTopKeys.begin(), kTopKeys.end(), k) == kTopKeys.end())
+      r.fail(k, fmt::format("unknown key; expected one of {}", fmt::join(kTopKeys, ", ")));
+  }
+  const json d = apply_profile(doc, r, profile);
+
+  ExperimentSpec spec;
+  spec.file = file;
+  spec.profile = profile;
+  spec.name = d.contains("name") ? r.string(d.at("name"), "name") : file.stem().string();
+  for (char ch : spec.name) {
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_'))
+      r.fail("name", fmt::format("expected letters, digits, '-' or '_' (it names the output "
+                                 "directory), got '{}'",
+                                 spec.name));
+  }
+  if (d.contains("description")) spec.description = r.string(d.at("description"), "description");
+  if (d.contains("kind")) {
+    const std::string k = r.string(d.at("kind"), "kind");
+    if (k == "sample") {
+      spec.kind = ExperimentKind::sample;
+    } else if (k == "account") {
+      spec.kind = ExperimentKind::account;
+    } else {
+      r.fail("kind", fmt::format("expected sample or account, got '{}'", k));
+    }
+  }
+  if (spec.kind == ExperimentKind::account) {
+    for (const auto& k : kSampleOnlyKeys) {
+      if (d.contains(k)) r.fail(k, "does not apply to an experiment of kind 'account'");
+    }
+  }
+
+  if (!d.contains("models")) r.fail("models", "missing (the model presets to run)");
+  spec.models = r.strings(d.at("models"), "models");
+  if (spec.models.empty()) r.fail("models", "expected at least one model preset");
+  const auto presets_known = preset_names();
+  for (std::size_t i = 0; i < spec.models.size(); ++i) {
+    if (std::find(presets_known.begin(), presets_known.end(), spec.models[i]) ==
+        presets_known.end())
+      r.fail(fmt::format("models[{}]", i),
+             fmt::format("unknown model preset '{}'; expected one of {}", spec.models[i],
+                         fmt::join(presets_known, ", ")));
+  }
+  if (!d.contains("samplers")) r.fail("samplers", "missing (the samplers to run)");
+  spec.samplers = parse_samplers(d, r, spec.kind);
+  const bool any_private =
+      spec.kind == ExperimentKind::account ||
+      std::any_of(spec.samplers.begin(), spec.samplers.end(),
+                  [](const SamplerChoice& c) { return experiment_sampler_is_private(c.sampler); });
+
+  if (d.contains("epsilons")) {
+    const json& e = d.at("epsilons");
+    if (!e.is_array() || e.empty()) r.fail("epsilons", "expected a non-empty array of numbers > 0");
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      spec.epsilons.push_back(r.positive(e[i], fmt::format("epsilons[{}]", i)));
+      if (std::count(spec.epsilons.begin(), spec.epsilons.end(), spec.epsilons.back()) > 1)
+        r.fail(fmt::format("epsilons[{}]", i), "this epsilon is listed twice");
+    }
+  } else if (any_private) {
+    r.fail("epsilons", "missing (the privacy budgets of the private samplers)");
+  }
+  if (d.contains("delta")) spec.delta = parse_delta(d.at("delta"), r);
+  if (d.contains("repeats"))
+    spec.repeats = static_cast<int>(r.whole(d.at("repeats"), "repeats", 1));
+  if (d.contains("chains")) spec.chains = static_cast<int>(r.whole(d.at("chains"), "chains", 1));
+  if (d.contains("n")) spec.n = r.whole(d.at("n"), "n", 2);
+  if (d.contains("iterations")) {
+    const json& it = d.at("iterations");
+    if (!it.is_object()) r.fail("iterations", "expected {\"warmup\": W, \"samples\": S}");
+    for (const auto& [k, v] : it.items()) {
+      if (k == "warmup") {
+        spec.warmup = r.whole(v, "iterations.warmup", 0);
+      } else if (k == "samples") {
+        spec.samples = r.whole(v, "iterations.samples", 4);
+      } else {
+        r.fail("iterations." + k, "unknown key; expected warmup or samples");
+      }
+    }
+  }
+  if (d.contains("init")) spec.init = parse_init(d.at("init"), r);
+  if (d.contains("warmup_fraction")) {
+    const json& w = d.at("warmup_fraction");
+    if (!w.is_number() || !(w.get<double>() >= 0 && w.get<double>() < 1))
+      r.fail("warmup_fraction",
+             fmt::format("expected a number in [0, 1), got {}", Reader::shown(w)));
+    spec.warmup_fraction = w.get<double>();
+  }
+  if (d.contains("metrics")) {
+    spec.metrics = r.strings(d.at("metrics"), "metrics");
+    if (spec.metrics.empty()) r.fail("metrics", "expected at least one metric");
+    for (std::size_t i = 0; i < spec.metrics.size(); ++i) {
+      if (std::find(kMetrics.begin(), kMetrics.end(), spec.metrics[i]) == kMetrics.end())
+        r.fail(fmt::format("metrics[{}]", i),
+               fmt::format("unknown metric '{}'; expected {}", spec.metrics[i],
+                           fmt::join(kMetrics, ", ")));
+    }
+  }
+  if (d.contains("reference_draws"))
+    spec.reference_draws = r.whole(d.at("reference_draws"), "reference_draws", 2);
+  if (d.contains("accountants")) {
+    spec.accountants = r.strings(d.at("accountants"), "accountants");
+    const auto names = accountant_names();
+    for (std::size_t i = 0; i < spec.accountants.size(); ++i) {
+      if (std::find(names.begin(), names.end(), spec.accountants[i]) == names.end())
+        r.fail(fmt::format("accountants[{}]", i),
+               fmt::format("unknown accountant '{}'; expected one of {}", spec.accountants[i],
+                           fmt::join(names, ", ")));
+    }
+  }
+  if (d.contains("seed")) {
+    spec.seed = r.whole(d.at("seed"), "seed", 0);
+  } else if (spec.kind == ExperimentKind::sample) {
+    r.fail("seed", "missing (an experiment must be reproducible: give a whole number)");
+  }
+  preflight(spec, r);
+
+  json samplers = json::array();
+  for (const auto& c : spec.samplers) {
+    samplers.push_back({{"label", c.label}, {"sampler", c.sampler}, {"overrides", c.overrides}});
+  }
+  json init = "preset";
+  if (spec.init.kind == InitRule::Kind::point) init = {{"point", json_array(spec.init.centre)}};
+  if (spec.init.kind == InitRule::Kind::centre)
+    init = {{"centre", json_array(spec.init.centre)}, {"spread", spec.init.spread}};
+  spec.resolved = {{"name", spec.name},
+                   {"description", spec.description},
+                   {"kind", spec.kind == ExperimentKind::sample ? "sample" : "account"},
+                   {"profile", spec.profile},
+                   {"file", file.string()},
+                   {"models", spec.models},
+                   {"samplers", samplers},
+                   {"epsilons", spec.epsilons},
+                   {"delta", spec.delta.text()},
+                   {"n", spec.n ? json(*spec.n) : json(nullptr)},
+                   {"accountants", spec.accountants},
+                   {"seed", spec.seed}};
+  if (spec.kind == ExperimentKind::sample) {
+    spec.resolved["repeats"] = spec.repeats;
+    spec.resolved["chains"] = spec.chains;
+    spec.resolved["iterations"] = {{"warmup", spec.warmup}, {"samples", spec.samples}};
+    spec.resolved["init"] = init;
+    spec.resolved["warmup_fraction"] = spec.warmup_fraction;
+    spec.resolved["metrics"] = spec.metrics;
+    spec.resolved["reference_draws"] = spec.reference_draws;
+  }
+  return spec;
+}
+
+ExperimentSpec load_experiment_spec(const std::filesystem::path& file, const std::string& profile) {
+  if (!std::filesystem::exists(file))
+    throw NoInputError(fmt::format("{}: no such experiment spec", file.string()));
+  std::ifstream in(file);
+  if (!in) throw NoInputError(fmt::format("{}: cannot read the file", file.string()));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  json doc;
+  try {
+    doc = json::parse(buffer.str());
+  } catch (const json::parse_error& e) {
+    throw ConfigError(fmt::format("{}: invalid JSON: {}", file.string(), e.what()));
+  }
+  return parse_experiment_spec(doc, file, profile);
+}
+
+}  // namespace dpmcmc

@@ -1,0 +1,94 @@
+// An experiment specification (experiments/*.json, or TOML; docs/experiments.md): which model
+// presets, samplers, ε grid, δ rule, repeats, chains, starting points, burn-in, metrics, seed,
+// and profiles (quick/full) that override some of them. The loader validates every key and
+// value and names the file and key of the first problem; it also checks up front that every
+// (model, sampler) pair can be built, so that a typo does not surface hours into a run.
+//
+// Two kinds:
+//   sample   each cell (model, sampler, ε, repeat) is one sampling job (run/sample_job.hpp);
+//            non-private samplers (rwmh, hmc) have no ε: one cell per (model, sampler, repeat).
+//   account  each cell (model, sampler, ε) tabulates the iterations the budget allows for the
+//            sampler's per-iteration release template under each accountant (no sampling).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace dpmcmc {
+
+enum class ExperimentKind { sample, account };
+
+// A sampler of the experiment under a label. The label names it in the results; it is the
+// sampler's own name unless the spec's "params" entry for the label says "sampler": NAME, which
+// lets one sampler appear twice with different hyperparameters.
+struct SamplerChoice {
+  std::string label;
+  std::string sampler;
+  nlohmann::json overrides = nlohmann::json::object();  // same keys as `dpmcmc sample` (presets)
+};
+
+// δ = constant, or δ = c/n with n the rows of the cell's data ("0.1/n", the papers' rule).
+struct DeltaRule {
+  bool per_row = true;
+  double value = 0.1;
+  double delta(std::size_t n) const;
+  std::string text() const;
+};
+
+// Starting points: the preset's Section 5.2 rule, or a given centre and spread, or one point.
+struct InitRule {
+  enum class Kind { preset, centre, point } kind = Kind::preset;
+  Vec centre;  // centre or point
+  double spread = 1.0;
+};
+
+struct ExperimentSpec {
+  std::filesystem::path file;
+  std::string name;
+  std::string description;
+  ExperimentKind kind = ExperimentKind::sample;
+  std::string profile;  // the profile applied ("full" or "quick")
+  std::vector<std::string> models;
+  std::vector<SamplerChoice> samplers;
+  std::vector<double> epsilons;
+  DeltaRule delta;
+  int repeats = 1;
+  int chains = 1;
+  std::optional<std::size_t> n;  // rows of the synthetic data (default: the preset's n)
+  // Non-private samplers: iterations per chain (private ones: the budget decides).
+  std::size_t warmup = 500;
+  std::size_t samples = 500;
+  InitRule init;
+  double warmup_fraction = 0.5;
+  // Accuracy metrics written to the results (the others are NA): mmd, mean_error, cov_error,
+  // rhat. The first one is the report's headline metric.
+  std::vector<std::string> metrics = {"mmd", "mean_error", "cov_error", "rhat"};
+  std::size_t reference_draws = 1000;
+  // sample: accountants to plan with (empty: every certified one, the tightest wins);
+  // account: the accountants tabulated (empty: every registered one).
+  std::vector<std::string> accountants;
+  std::uint64_t seed = 0;
+  // The spec after the profile, as canonical JSON (written to OUT/spec.json, shown in the report).
+  nlohmann::json resolved;
+};
+
+// Loads the JSON file `file` and applies `profile` ("full" or "quick"; a profile the file does
+// not define leaves the spec as it is). Throws NoInputError for a missing file, ConfigError
+// naming the file and key for anything invalid, UsageError for another profile name. (TOML
+// specs are converted to the same JSON document by the CLI, which owns the TOML reader.)
+ExperimentSpec load_experiment_spec(const std::filesystem::path& file, const std::string& profile);
+
+// The same from an already parsed document (`file` only names it in messages).
+ExperimentSpec parse_experiment_spec(const nlohmann::json& doc, const std::filesystem::path& file,
+                                     const std::string& profile);
+
+// Whether `sampler` takes a privacy budget (ε grid applies).
+bool experiment_sampler_is_private(const std::string& sampler);
+
+}  // namespace dpmcmc

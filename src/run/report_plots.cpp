@@ -1,0 +1,255 @@
+#include "run/report_plots.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+
+#include "core/error.hpp"
+#include "io/gnuplot.hpp"
+
+namespace dpmcmc {
+namespace {
+
+// Colour-blind-safe palette (Okabe and Ito), by the order a sampler or accountant first appears.
+const std::vector<std::string> kColours = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                           "#E69F00", "#56B4E9", "#F0E442", "#000000"};
+
+std::string safe(const std::string& name) {
+  std::string out = name;
+  for (char& c : out) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') c = '_';
+  }
+  return out;
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out.flush()) throw OutputError(fmt::format("{}: cannot write", path.string()));
+}
+
+std::string num(double x) {
+  return fmt::format("{}", x);
+}
+
+class Palette {
+ public:
+  const std::string& colour(const std::string& name) {
+    auto it = std::find(names_.begin(), names_.end(), name);
+    if (it == names_.end()) {
+      names_.push_back(name);
+      it = names_.end() - 1;
+    }
+    return kColours[static_cast<std::size_t>(it - names_.begin()) % kColours.size()];
+  }
+
+ private:
+  std::vector<std::string> names_;
+};
+
+struct Panel {
+  std::string title, xlabel, ylabel;
+  bool logy = false;
+  std::vector<std::string> plots;  // gnuplot plot elements
+};
+
+// The script: the same panels once to PNG (cairo) and once to SVG.
+std::string script_for(const std::string& name, const std::string& title,
+                       const std::vector<Panel>& panels) {
+  const std::size_t cols = std::min<std::size_t>(panels.size(), 3);
+  const std::size_t rows = (panels.size() + cols - 1) / cols;
+  const std::size_t w = 460 * cols, h = 340 * rows + 40;
+  std::string body =
+      fmt::format("set multiplot layout {},{} title {}\n", rows, cols, gnuplot_quote(title));
+  for (const auto& p : panels) {
+    body += fmt::format("set title {}\nset xlabel {}\nset ylabel {}\n", gnuplot_quote(p.title),
+                        gnuplot_quote(p.xlabel), gnuplot_quote(p.ylabel));
+    body += p.logy ? "set logscale y\n" : "unset logscale y\n";
+    body +=
+        "set key top right font ',8'\nset grid\nset autoscale\nset offsets graph 0.03, graph 0.03, "
+        "0, 0\n";
+    std::string plot = "plot ";
+    for (std::size_t i = 0; i < p.plots.size(); ++i) plot += (i ? ", \\\n     " : "") + p.plots[i];
+    body += plot + "\n";
+  }
+  body += "unset multiplot\n";
+  return fmt::format(
+      "# Written by `dpmcmc report`: {} (rerun with `gnuplot {}.gp`).\n"
+      "set encoding utf8\n"
+      "set terminal pngcairo size {},{} font 'sans,10' noenhanced\n"
+      "set output '{}.png'\n{}"
+      "set terminal svg size {},{} dynamic font 'sans,10' noenhanced\n"
+      "set output '{}.svg'\n{}"
+      "set output\n",
+      title, name, w, h, name, body, w, h, name, body);
+}
+
+Figure emit(const std::filesystem::path& dir, const std::string& name, const std::string& title,
+            const std::vector<Panel>& panels) {
+  Figure f{name, title, dir / (name + ".gp"), dir / (name + ".png"), dir / (name + ".svg")};
+  write_text(f.script, script_for(name, title, panels));
+  return f;
+}
+
+std::vector<std::string> ordered(std::vector<std::string> seen, const std::string& name) {
+  if (std::find(seen.begin(), seen.end(), name) == seen.end()) seen.push_back(name);
+  return seen;
+}
+
+std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesystem::path& dir,
+                                      Palette& palette) {
+  std::vector<std::string> models;
+  for (const auto& g : s.sample) {
+    if (g.accuracy.count > 0) models = ordered(models, g.model);
+  }
+  if (models.empty()) return std::nullopt;
+  std::vector<Panel> panels;
+  for (const auto& model : models) {
+    Panel p;
+    p.title = model;
+    p.xlabel = "ε";
+    double lo = INFINITY, hi = -INFINITY, ymin = INFINITY;
+    std::map<std::string, std::string> curves;  // sampler → data
+    std::vector<std::string> order;
+    for (const auto& g : s.sample) {
+      if (g.model != model || g.accuracy.count == 0) continue;
+      p.ylabel = (g.metric == "mmd" ? "MMD" : "mean error") + std::string(" (median, IQR)");
+      ymin = std::min(ymin, g.accuracy.q25);
+      if (g.epsilon) {
+        lo = std::min(lo, *g.epsilon);
+        hi = std::max(hi, *g.epsilon);
+        if (!curves.count(g.sampler)) order.push_back(g.sampler);
+        curves[g.sampler] += fmt::format("{} {} {} {}\n", num(*g.epsilon), num(g.accuracy.median),
+                                         num(g.accuracy.q25), num(g.accuracy.q75));
+      }
+    }
+    if (!std::isfinite(lo)) lo = 0, hi = 1;
+    p.logy = ymin > 0;
+    for (const auto& sampler : order) {
+      const std::string file = fmt::format("accuracy-{}-{}.dat", safe(model), safe(sampler));
+      write_text(dir / file, "# epsilon median q25 q75\n" + curves[sampler]);
+      const std::string& c = palette.colour(sampler);
+      p.plots.push_back(fmt::format(
+          "{} using 1:3:4 with filledcurves fc rgb '{}' fs transparent solid 0.2 noborder notitle",
+          gnuplot_quote(file), c));
+      p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",
+                                    gnuplot_quote(file), c, gnuplot_quote(sampler)));
+    }
+    for (const auto& g : s.sample) {
+      if (g.model != model || g.epsilon || g.accuracy.count == 0) continue;
+      const std::string file =
+          fmt::format("accuracy-{}-{}-baseline.dat", safe(model), safe(g.sampler));
+      write_text(dir / file,
+                 fmt::format("# epsilon median (non-private: constant)\n{} {}\n{} {}\n", num(lo),
+                             num(g.accuracy.median), num(hi), num(g.accuracy.median)));
+      p.plots.push_back(fmt::format("{} using 1:2 with lines dt 2 lw 2 lc rgb '{}' title {}",
+                                    gnuplot_quote(file), palette.colour(g.sampler),
+                                    gnuplot_quote(g.sampler + " (non-private)")));
+    }
+    panels.push_back(std::move(p));
+  }
+  return emit(dir, "accuracy", "Accuracy vs privacy budget", panels);
+}
+
+std::optional<Figure> clipping_figure(const ResultsSummary& s, const std::filesystem::path& dir,
+                                      Palette& palette) {
+  std::vector<std::string> models;
+  for (const auto& g : s.sample) {
+    if (g.epsilon && (g.llr_clip.count > 0 || g.grad_clip.count > 0))
+      models = ordered(models, g.model);
+  }
+  if (models.empty()) return std::nullopt;
+  std::vector<Panel> panels;
+  for (const auto& model : models) {
+    Panel p;
+    p.title = model;
+    p.xlabel = "ε";
+    p.ylabel = "clipped fraction (median)";
+    std::map<std::string, std::string> llr, grad;
+    std::vector<std::string> order;
+    for (const auto& g : s.sample) {
+      if (g.model != model || !g.epsilon) continue;
+      if (std::find(order.begin(), order.end(), g.sampler) == order.end())
+        order.push_back(g.sampler);
+      if (g.llr_clip.count > 0)
+        llr[g.sampler] += fmt::format("{} {}\n", num(*g.epsilon), num(g.llr_clip.median));
+      if (g.grad_clip.count > 0)
+        grad[g.sampler] += fmt::format("{} {}\n", num(*g.epsilon), num(g.grad_clip.median));
+    }
+    for (const auto& sampler : order) {
+      const std::string& c = palette.colour(sampler);
+      for (const auto* which : {&llr, &grad}) {
+        if (!which->count(sampler)) continue;
+        const bool is_llr = which == &llr;
+        const std::string file = fmt::format("clipping-{}-{}-{}.dat", safe(model), safe(sampler),
+                                             is_llr ? "llr" : "grad");
+        write_text(dir / file, "# epsilon median\n" + which->at(sampler));
+        p.plots.push_back(fmt::format(
+            "{} using 1:2 with linespoints lc rgb '{}' pt 7 dt {} title {}", gnuplot_quote(file), c,
+            is_llr ? 1 : 2, gnuplot_quote(sampler + (is_llr ? " log-lik" : " gradient"))));
+      }
+    }
+    panels.push_back(std::move(p));
+  }
+  return emit(dir, "clipping", "Fraction of clipped rows vs privacy budget", panels);
+}
+
+std::optional<Figure> accounting_figure(const ResultsSummary& s, const std::filesystem::path& dir,
+                                        Palette& palette) {
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (const auto& a : s.account) {
+    const auto k = std::make_pair(a.model, a.sampler);
+    if (a.iterations && std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  }
+  if (keys.empty()) return std::nullopt;
+  std::vector<Panel> panels;
+  for (const auto& [model, sampler] : keys) {
+    Panel p;
+    p.title = sampler + " on " + model;
+    p.xlabel = "ε";
+    p.ylabel = "iterations allowed";
+    std::map<std::string, std::string> curves;
+    std::vector<std::string> order;
+    bool positive = true;
+    for (const auto& a : s.account) {
+      if (a.model != model || a.sampler != sampler || !a.iterations) continue;
+      if (!curves.count(a.accountant)) order.push_back(a.accountant);
+      curves[a.accountant] += fmt::format("{} {}\n", num(a.epsilon), num(*a.iterations));
+      positive = positive && *a.iterations > 0;
+    }
+    p.logy = positive;
+    for (const auto& acc : order) {
+      const std::string file =
+          fmt::format("accounting-{}-{}-{}.dat", safe(model), safe(sampler), safe(acc));
+      write_text(dir / file, "# epsilon iterations\n" + curves[acc]);
+      p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",
+                                    gnuplot_quote(file), palette.colour("acc:" + acc),
+                                    gnuplot_quote(acc)));
+    }
+    panels.push_back(std::move(p));
+  }
+  return emit(dir, "accounting", "Iterations allowed by the budget, per accountant", panels);
+}
+
+}  // namespace
+
+std::vector<Figure> write_report_plots(const ResultsSummary& summary,
+                                       const std::filesystem::path& dir, bool render) {
+  std::filesystem::create_directories(dir);
+  if (render) require_gnuplot();
+  Palette samplers, accountants;
+  std::vector<Figure> figures;
+  for (auto f : {accuracy_figure(summary, dir, samplers), clipping_figure(summary, dir, samplers),
+                 accounting_figure(summary, dir, accountants)}) {
+    if (f) figures.push_back(*f);
+  }
+  if (render) {
+    for (const auto& f : figures) run_gnuplot(f.script);
+  }
+  return figures;
+}
+
+}  // namespace dpmcmc

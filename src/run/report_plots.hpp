@@ -1,0 +1,30 @@
+// The report's figures, drawn by gnuplot (io/gnuplot.hpp) from the aggregated results: for each
+// figure a data file per curve and one script that renders the same multiplot to PNG and SVG.
+//   accuracy    median metric with its interquartile band vs ε, one curve per sampler, one
+//               panel per model; non-private baselines as dashed horizontal lines
+//   clipping    median log-likelihood(-ratio) and gradient clip fractions vs ε
+//   accounting  iterations allowed vs ε (log scale), one curve per accountant, one panel per
+//               (model, sampler template)
+// A figure without data (e.g. no clip columns) is not drawn.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "run/results_summary.hpp"
+
+namespace dpmcmc {
+
+struct Figure {
+  std::string name;   // file stem: accuracy, clipping, accounting
+  std::string title;  // one line for the page
+  std::filesystem::path script, png, svg;
+};
+
+// Writes DIR/NAME.gp and its .dat files for every figure with data; when `render`, also runs
+// gnuplot (require_gnuplot first) to make DIR/NAME.png and DIR/NAME.svg.
+std::vector<Figure> write_report_plots(const ResultsSummary& summary,
+                                       const std::filesystem::path& dir, bool render);
+
+}  // namespace dpmcmc

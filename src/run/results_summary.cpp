@@ -1,0 +1,206 @@
+#include "run/results_summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/types.hpp"
+#include "diagnostics/quantile.hpp"
+
+namespace dpmcmc {
+namespace {
+
+// Position of `name` in `order`, appending it when new (order of first appearance).
+std::size_t rank(std::vector<std::string>& order, const std::string& name) {
+  const auto it = std::find(order.begin(), order.end(), name);
+  if (it != order.end()) return static_cast<std::size_t>(it - order.begin());
+  order.push_back(name);
+  return order.size() - 1;
+}
+
+std::string eps_text(const std::optional<double>& e) {
+  return e ? fmt::format("ε = {}", format_number(*e)) : std::string("no ε (non-private)");
+}
+
+}  // namespace
+
+std::string show(double value) {
+  return std::isfinite(value) ? fmt::format("{:.4g}", value) : std::string("NA");
+}
+
+Spread spread_of(std::vector<double> values) {
+  Spread s;
+  values.erase(
+      std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }),
+      values.end());
+  s.count = values.size();
+  if (values.empty()) {
+    s.median = s.q25 = s.q75 = std::nan("");
+    return s;
+  }
+  const Mat m = Eigen::Map<const Vec>(values.data(), static_cast<Eigen::Index>(values.size()));
+  Vec p(3);
+  p << 0.25, 0.5, 0.75;
+  const Vec q = quantiles(m, p);
+  s.q25 = q(0);
+  s.median = q(1);
+  s.q75 = q(2);
+  return s;
+}
+
+ResultsSummary summarize_results(const ResultsFile& results, const std::string& file) {
+  ResultsSummary out;
+  out.rows = results.rows.size();
+  std::vector<std::string> models, samplers, accountants;
+  // Which metric each model uses: MMD if any row of the model has one.
+  std::set<std::string> has_mmd;
+  for (const auto& r : results.rows) {
+    if (r.text("kind") == "sample" && r.number("mmd", file)) has_mmd.insert(r.text("model"));
+  }
+
+  struct Collect {
+    SampleGroup g;
+    std::vector<double> acc, accept, llr, grad, iters, rhat, cert;
+  };
+  using SampleKey = std::tuple<std::size_t, std::size_t, bool, double>;
+  std::map<SampleKey, Collect> groups;
+  using AccountKey = std::tuple<std::size_t, std::size_t, double, std::size_t>;
+  std::map<AccountKey, AccountGroup> account;
+
+  for (const auto& r : results.rows) {
+    const std::size_t mi = rank(models, r.text("model"));
+    const std::size_t si = rank(samplers, r.text("sampler"));
+    const std::optional<double> eps = r.number("epsilon", file);
+    if (r.text("kind") == "account") {
+      if (!eps) continue;
+      AccountGroup a;
+      a.model = r.text("model");
+      a.sampler = r.text("sampler");
+      a.accountant = r.text("accountant");
+      a.bound = r.text("bound");
+      a.epsilon = *eps;
+      if (r.text("status") == "completed") a.iterations = r.number("iterations_total", file);
+      if (r.text("message") != "NA") a.message = r.text("message");
+      account[{mi, si, *eps, rank(accountants, a.accountant)}] = a;
+      continue;
+    }
+    Collect& c = groups[{mi, si, eps.has_value(), eps.value_or(0.0)}];
+    c.g.model = r.text("model");
+    c.g.sampler = r.text("sampler");
+    c.g.epsilon = eps;
+    c.g.metric = has_mmd.count(c.g.model) ? "mmd" : "mean_error";
+    if (r.text("status") != "completed") {
+      if (c.g.errors++ == 0) c.g.first_error = r.text("message");
+      continue;
+    }
+    ++c.g.completed;
+    auto add = [&](std::vector<double>& v, const char* column) {
+      if (const auto x = r.number(column, file)) v.push_back(*x);
+    };
+    add(c.acc, c.g.metric.c_str());
+    add(c.accept, "acceptance_rate");
+    add(c.llr, "llr_clip_frac");
+    add(c.grad, "grad_clip_frac");
+    add(c.iters, "iterations_total");
+    add(c.rhat, "max_rhat");
+    add(c.cert, "certified_epsilon");
+  }
+  for (auto& [key, c] : groups) {
+    c.g.accuracy = spread_of(c.acc);
+    c.g.acceptance = spread_of(c.accept);
+    c.g.llr_clip = spread_of(c.llr);
+    c.g.grad_clip = spread_of(c.grad);
+    c.g.iterations = spread_of(c.iters);
+    c.g.rhat = spread_of(c.rhat);
+    c.g.certified_epsilon = spread_of(c.cert);
+    out.sample.push_back(std::move(c.g));
+  }
+  for (auto& [key, a] : account) out.account.push_back(std::move(a));
+  return out;
+}
+
+std::vector<std::string> reading_of(const ResultsSummary& summary) {
+  std::vector<std::string> lines;
+  // Lowest median metric per (model, ε) among the private samplers.
+  std::map<std::pair<std::string, double>, std::vector<const SampleGroup*>> by_eps;
+  std::vector<std::pair<std::string, double>> order;
+  for (const auto& g : summary.sample) {
+    if (!g.epsilon || g.accuracy.count == 0) continue;
+    const auto key = std::make_pair(g.model, *g.epsilon);
+    if (!by_eps.count(key)) order.push_back(key);
+    by_eps[key].push_back(&g);
+  }
+  for (const auto& key : order) {
+    auto gs = by_eps[key];
+    std::stable_sort(gs.begin(), gs.end(), [](const SampleGroup* a, const SampleGroup* b) {
+      return a->accuracy.median < b->accuracy.median;
+    });
+    const SampleGroup& best = *gs.front();
+    std::string line = fmt::format(
+        "{}, ε = {}: {} has the lowest median {} ({}, interquartile range {}–{}, {} runs)",
+        key.first, format_number(key.second), best.sampler, best.metric, show(best.accuracy.median),
+        show(best.accuracy.q25), show(best.accuracy.q75), best.accuracy.count);
+    if (gs.size() > 1) {
+      line += fmt::format("; next {} ({})", gs[1]->sampler, show(gs[1]->accuracy.median));
+    }
+    lines.push_back(line + ".");
+  }
+  for (const auto& g : summary.sample) {
+    if (!g.epsilon && g.accuracy.count > 0) {
+      lines.push_back(fmt::format("{}: non-private baseline {} has median {} {} ({} runs).",
+                                  g.model, g.sampler, g.metric, show(g.accuracy.median),
+                                  g.accuracy.count));
+    }
+    if (g.errors > 0) {
+      lines.push_back(fmt::format("{}, {}, {}: {} of {} cells failed (first: {}).", g.model,
+                                  g.sampler, eps_text(g.epsilon), g.errors, g.errors + g.completed,
+                                  g.first_error));
+    }
+  }
+  // Accounting: per (model, template), the accountant allowing the most and the fewest
+  // iterations, and the range of their ratio over the ε grid.
+  std::map<std::pair<std::string, std::string>, std::map<double, std::vector<const AccountGroup*>>>
+      acc;
+  std::vector<std::pair<std::string, std::string>> acc_order;
+  for (const auto& a : summary.account) {
+    if (!a.iterations) continue;
+    const auto key = std::make_pair(a.model, a.sampler);
+    if (!acc.count(key)) acc_order.push_back(key);
+    acc[key][a.epsilon].push_back(&a);
+  }
+  for (const auto& key : acc_order) {
+    std::set<std::string> best_names;
+    std::string worst_name;
+    double lo = INFINITY, hi = -INFINITY;
+    const auto& grid = acc[key];
+    for (const auto& [eps, rows] : grid) {
+      const auto [mn, mx] = std::minmax_element(rows.begin(), rows.end(),
+                                                [](const AccountGroup* a, const AccountGroup* b) {
+                                                  return *a->iterations < *b->iterations;
+                                                });
+      best_names.insert((*mx)->accountant);
+      worst_name = (*mn)->accountant;
+      if (*(*mn)->iterations > 0) {
+        const double ratio = *(*mx)->iterations / *(*mn)->iterations;
+        lo = std::min(lo, ratio);
+        hi = std::max(hi, ratio);
+      }
+    }
+    std::string best;
+    for (const auto& b : best_names) best += (best.empty() ? "" : " / ") + b;
+    std::string line = fmt::format(
+        "Accounting, {} on {} (ε from {} to {}): {} allows the most iterations", key.second,
+        key.first, format_number(grid.begin()->first), format_number(grid.rbegin()->first), best);
+    if (std::isfinite(lo)) {
+      line += fmt::format(", {}–{} times as many as the fewest ({} at the largest ε)", show(lo),
+                          show(hi), worst_name);
+    }
+    lines.push_back(line + ".");
+  }
+  return lines;
+}
+
+}  // namespace dpmcmc

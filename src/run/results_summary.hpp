@@ -1,0 +1,65 @@
+// Aggregates an experiment's results (run/results_csv.hpp) for the report: per (model, sampler,
+// ε) the median and interquartile range of the accuracy metric, acceptance rate, clip fractions
+// and iterations over the completed repeats; per (model, sampler template, ε, accountant) the
+// iterations allowed. Quantiles are type 7 (R's and numpy's default, diagnostics/quantile.hpp).
+// The accuracy metric of a model is the MMD when any of its rows has one, else the distance of
+// the mean (the circle has no exact posterior sampler, so no MMD).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "run/results_csv.hpp"
+
+namespace dpmcmc {
+
+struct Spread {
+  std::size_t count = 0;  // finite values aggregated
+  double median = 0.0;    // NaN when count = 0
+  double q25 = 0.0;
+  double q75 = 0.0;
+};
+
+// Median and quartiles (type 7) of the values; count 0 and NaN for an empty list.
+Spread spread_of(std::vector<double> values);
+
+struct SampleGroup {
+  std::string model;
+  std::string sampler;
+  std::optional<double> epsilon;  // none: non-private baseline
+  std::string metric;             // "mmd" or "mean_error"
+  std::size_t completed = 0;
+  std::size_t errors = 0;
+  std::string first_error;
+  Spread accuracy, acceptance, llr_clip, grad_clip, iterations, rhat, certified_epsilon;
+};
+
+struct AccountGroup {
+  std::string model;
+  std::string sampler;
+  std::string accountant;
+  std::string bound;
+  double epsilon = 0.0;
+  std::optional<double> iterations;  // none when the accountant could not plan
+  std::string message;
+};
+
+struct ResultsSummary {
+  std::size_t rows = 0;
+  std::vector<SampleGroup> sample;  // models and samplers in order of appearance, ε ascending
+  std::vector<AccountGroup> account;
+};
+
+// `file` names the CSV in messages (DataError for a non-numeric cell, with its line).
+ResultsSummary summarize_results(const ResultsFile& results, const std::string& file);
+
+// Sentences read off the numbers: the sampler with the lowest median metric at each ε, the
+// non-private baselines, failed cells, and the accountants' iteration ratios.
+std::vector<std::string> reading_of(const ResultsSummary& summary);
+
+// "{:.4g}", or "NA" for NaN.
+std::string show(double value);
+
+}  // namespace dpmcmc

@@ -1,0 +1,112 @@
+// `dpmcmc experiment` and `dpmcmc report` end to end through the binary (CI smoke test): a tiny
+// spec (JSON and TOML), the CSV schema, the plots and the page; bad input and exit codes.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "cli_runner.hpp"
+
+namespace dpmcmc::test {
+namespace {
+
+const char* kTinySpec = R"({
+  "name": "smoke",
+  "models": ["banana-tempered-2d"],
+  "samplers": ["dp-penalty", "rwmh"],
+  "epsilons": [2, 4, 8],
+  "repeats": 3,
+  "chains": 2,
+  "n": 2000,
+  "iterations": {"warmup": 30, "samples": 30},
+  "reference_draws": 200,
+  "seed": 11,
+  "profiles": {"quick": {"epsilons": [2, 4], "repeats": 2}}
+})";
+
+std::size_t count_lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(CliExperiment, TinySpecEndToEnd) {
+  const auto dir = scratch_dir("experiment");
+  std::ofstream(dir / "smoke.json") << kTinySpec;
+  const auto out = dir / "out";
+  auto r = run_cli("experiment " + (dir / "smoke.json").string() +
+                       " --profile quick --threads 2 --out " + out.string(),
+                   dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("6 cells: 0 already done, 6 run now (0 failed)"), std::string::npos)
+      << r.out;
+  const std::string csv = slurp(out / "results.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "kind,model,sampler,epsilon,delta,repeat,accountant,bound,n,chains,seed,data_seed,"
+            "iterations_per_chain,iterations_total,acceptance_rate,llr_clip_frac,grad_clip_frac,"
+            "mmd,mean_error,cov_error,max_rhat,certified_epsilon,wall_seconds,status,message,"
+            "spec_hash");
+  EXPECT_EQ(count_lines(csv), 1u + 2 * 2 + 2);  // header, dp-penalty 2 ε × 2 repeats, rwmh 2
+  EXPECT_EQ(csv.find(",error,"), std::string::npos) << csv;
+
+  // Rerun: everything is already there.
+  r = run_cli(
+      "experiment " + (dir / "smoke.json").string() + " --profile quick --out " + out.string(),
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("6 cells: 6 already done, 0 run now"), std::string::npos) << r.out;
+
+  r = run_cli("report " + (out / "results.csv").string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  for (const char* f :
+       {"report/report.html", "report/summary.csv", "report/plots/accuracy.png",
+        "report/plots/accuracy.svg", "report/plots/accuracy.gp", "report/plots/clipping.png"}) {
+    ASSERT_TRUE(std::filesystem::exists(out / f)) << f;
+    EXPECT_GT(std::filesystem::file_size(out / f), 0u) << f;
+  }
+  const std::string html = slurp(out / "report/report.html");
+  EXPECT_NE(html.find("<h1>Experiment smoke</h1>"), std::string::npos);
+  EXPECT_NE(html.find("dp-penalty has the lowest median mmd"), std::string::npos);
+}
+
+TEST(CliExperiment, TomlSpecAndAccountKind) {
+  const auto dir = scratch_dir("experiment-toml");
+  std::ofstream(dir / "acc.toml") << "name = \"acc\"\nkind = \"account\"\n"
+                                     "models = [\"banana-flat-2d\"]\nsamplers = [\"dp-penalty\", "
+                                     "\"strong\"]\nepsilons = [1, 2]\ndelta = \"0.1/n\"\n"
+                                     "accountants = [\"zcdp\"]\n"
+                                     "[params.strong]\nsampler = \"dp-penalty\"\ntau = 0.2\n";
+  const auto out = dir / "out";
+  auto r = run_cli("experiment " + (dir / "acc.toml").string() + " --out " + out.string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const std::string csv = slurp(out / "results.csv");
+  EXPECT_EQ(count_lines(csv), 1u + 4);
+  EXPECT_NE(csv.find("account,banana-flat-2d,strong,2,"), std::string::npos) << csv;
+  r = run_cli("report " + (out / "results.csv").string() + " --out " + (dir / "rep").string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "rep/plots/accounting.png"));
+}
+
+TEST(CliExperiment, BadInputExitCodes) {
+  const auto dir = scratch_dir("experiment-bad");
+  std::ofstream(dir / "bad.json")
+      << R"({"models": ["circle"], "samplers": ["rwmh"], "seed": 1, "repeat": 2})";
+  auto r =
+      run_cli("experiment " + (dir / "bad.json").string() + " --out " + (dir / "o").string(), dir);
+  EXPECT_EQ(r.exit_code, 78) << r.err;
+  EXPECT_NE(r.err.find("bad.json: key 'repeat'"), std::string::npos) << r.err;
+
+  r = run_cli("experiment " + (dir / "missing.json").string(), dir);
+  EXPECT_EQ(r.exit_code, 66) << r.err;
+
+  r = run_cli("experiment " + (dir / "bad.json").string() + " --profile medium", dir);
+  EXPECT_EQ(r.exit_code, 64) << r.err;
+
+  std::ofstream(dir / "results.csv") << "kind,model\nsample,circle\n";
+  r = run_cli("report " + (dir / "results.csv").string(), dir);
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_NE(r.err.find("results.csv:1: missing column"), std::string::npos) << r.err;
+
+  r = run_cli("report " + (dir / "none.csv").string(), dir);
+  EXPECT_EQ(r.exit_code, 66) << r.err;
+}
+
+}  // namespace
+}  // namespace dpmcmc::test

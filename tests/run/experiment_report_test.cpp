@@ -1,0 +1,256 @@
+// The report: medians and interquartile ranges against hand-computed values on a small
+// hand-written CSV, the reading, the plots and the HTML page, and bad CSVs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "io/html_text.hpp"
+#include "run/experiment_report.hpp"
+#include "run/results_csv.hpp"
+
+namespace dpmcmc {
+namespace {
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("dpmcmc-report-test-" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+ResultRow sample_row(const std::string& model, const std::string& sampler, const std::string& eps,
+                     int repeat, const std::string& mmd, const std::string& mean_error,
+                     const std::string& accept, const std::string& clip) {
+  ResultRow r;
+  r.set("kind", "sample");
+  r.set("model", model);
+  r.set("sampler", sampler);
+  r.cells["epsilon"] = eps;
+  r.set_integer("repeat", static_cast<std::uint64_t>(repeat));
+  r.cells["mmd"] = mmd;
+  r.cells["mean_error"] = mean_error;
+  r.cells["acceptance_rate"] = accept;
+  r.cells["llr_clip_frac"] = clip;
+  r.set_integer("iterations_total", 100);
+  r.set("status", "completed");
+  r.set("spec_hash", "0123456789abcdef");
+  return r;
+}
+
+ResultRow account_row(const std::string& accountant, double eps, std::uint64_t iterations) {
+  ResultRow r;
+  r.set("kind", "account");
+  r.set("model", "banana-flat-2d");
+  r.set("sampler", "dp-penalty");
+  r.set("epsilon", eps);
+  r.set("accountant", accountant);
+  r.set("bound", "upper bound");
+  r.set_integer("iterations_total", iterations);
+  r.set("status", "completed");
+  return r;
+}
+
+// Sampler s1 at ε = 1: MMD 0.4, 0.1, 0.3, 0.2 → sorted 0.1 0.2 0.3 0.4; type 7 with h = 3p:
+// Q1 = 0.1 + 0.75·0.1 = 0.175, median = 0.25, Q3 = 0.325. s2 at ε = 1: 0.5, 0.7, 0.6 → median
+// 0.6, Q1 0.55, Q3 0.65, plus one failed cell. Circle: no MMD, mean error 2, 4 → median 3.
+std::filesystem::path write_csv(const std::filesystem::path& dir) {
+  std::string text = results_header();
+  const std::vector<std::string> mmd = {"0.4", "0.1", "0.3", "0.2"};
+  const std::vector<std::string> acc = {"0.2", "0.4", "0.6", "0.8"};
+  for (int i = 0; i < 4; ++i)
+    text +=
+        format_row(sample_row("banana-flat-2d", "s1", "1", i + 1, mmd[static_cast<std::size_t>(i)],
+                              "1", acc[static_cast<std::size_t>(i)], "0.01"));
+  const std::vector<std::string> mmd2 = {"0.5", "0.7", "0.6"};
+  for (int i = 0; i < 3; ++i)
+    text += format_row(sample_row("banana-flat-2d", "s2", "1", i + 1,
+                                  mmd2[static_cast<std::size_t>(i)], "1", "0.5", "NA"));
+  ResultRow failed = sample_row("banana-flat-2d", "s2", "1", 4, "NA", "NA", "NA", "NA");
+  failed.set("status", "error");
+  failed.set("message", "budget allows 0 iterations, fewer than one per chain");
+  text += format_row(failed);
+  text += format_row(sample_row("banana-flat-2d", "s1", "2", 1, "0.05", "1", "0.3", "0.02"));
+  text += format_row(sample_row("circle", "s1", "1", 1, "NA", "2", "0.3", "0.5"));
+  text += format_row(sample_row("circle", "s1", "1", 2, "NA", "4", "0.3", "0.5"));
+  text += format_row(sample_row("circle", "rwmh", "NA", 1, "NA", "0.25", "0.3", "NA"));
+  text += format_row(account_row("zcdp", 1, 40));
+  text += format_row(account_row("pld-gaussian", 1, 100));
+  text += format_row(account_row("zcdp", 2, 135));
+  text += format_row(account_row("pld-gaussian", 2, 201));
+  const auto file = dir / "results.csv";
+  std::ofstream(file) << text;
+  return file;
+}
+
+TEST(ExperimentReport, SpreadIsType7) {
+  const Spread s = spread_of({4, 1, 3, 2});
+  EXPECT_EQ(s.count, 4u);
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+  EXPECT_DOUBLE_EQ(s.q25, 1.75);
+  EXPECT_DOUBLE_EQ(s.q75, 3.25);
+  const Spread one = spread_of({7});
+  EXPECT_DOUBLE_EQ(one.median, 7);
+  EXPECT_DOUBLE_EQ(one.q25, 7);
+  EXPECT_EQ(spread_of({}).count, 0u);
+  EXPECT_TRUE(std::isnan(spread_of({}).median));
+}
+
+TEST(ExperimentReport, AggregatesAgainstHandComputedValues) {
+  const auto dir = fresh_dir("aggregate");
+  const auto file = write_csv(dir);
+  const auto s = summarize_results(read_results(file), file.string());
+  ASSERT_EQ(s.sample.size(), 5u);
+  const SampleGroup& s1 = s.sample[0];
+  EXPECT_EQ(s1.sampler, "s1");
+  EXPECT_EQ(*s1.epsilon, 1.0);
+  EXPECT_EQ(s1.metric, "mmd");
+  EXPECT_EQ(s1.completed, 4u);
+  EXPECT_NEAR(s1.accuracy.median, 0.25, 1e-12);
+  EXPECT_NEAR(s1.accuracy.q25, 0.175, 1e-12);
+  EXPECT_NEAR(s1.accuracy.q75, 0.325, 1e-12);
+  EXPECT_NEAR(s1.acceptance.median, 0.5, 1e-12);
+  EXPECT_NEAR(s1.acceptance.q25, 0.35, 1e-12);
+  EXPECT_NEAR(s1.llr_clip.median, 0.01, 1e-12);
+  EXPECT_EQ(s1.grad_clip.count, 0u);
+  EXPECT_DOUBLE_EQ(s1.iterations.median, 100);
+  const SampleGroup& s1b = s.sample[1];  // s1 at ε = 2
+  EXPECT_EQ(*s1b.epsilon, 2.0);
+  const SampleGroup& s2 = s.sample[2];
+  EXPECT_EQ(s2.sampler, "s2");
+  EXPECT_EQ(s2.completed, 3u);
+  EXPECT_EQ(s2.errors, 1u);
+  EXPECT_NEAR(s2.accuracy.median, 0.6, 1e-12);
+  EXPECT_NEAR(s2.accuracy.q25, 0.55, 1e-12);
+  EXPECT_NEAR(s2.accuracy.q75, 0.65, 1e-12);
+  const SampleGroup& circle = s.sample[3];  // samplers in order of first appearance
+  EXPECT_EQ(circle.model, "circle");
+  EXPECT_EQ(circle.metric, "mean_error");  // no MMD for the circle
+  EXPECT_DOUBLE_EQ(circle.accuracy.median, 3.0);
+  EXPECT_DOUBLE_EQ(circle.accuracy.q25, 2.5);
+  EXPECT_EQ(s.sample[4].sampler, "rwmh");
+  EXPECT_FALSE(s.sample[4].epsilon.has_value());
+  EXPECT_DOUBLE_EQ(s.sample[4].accuracy.median, 0.25);
+  ASSERT_EQ(s.account.size(), 4u);
+  EXPECT_EQ(*s.account[0].iterations, 40.0);
+
+  const auto lines = reading_of(s);
+  std::string all;
+  for (const auto& l : lines) all += l + "\n";
+  EXPECT_NE(all.find("banana-flat-2d, ε = 1: s1 has the lowest median mmd (0.25"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("next s2 (0.6)"), std::string::npos) << all;
+  EXPECT_NE(all.find("1 of 4 cells failed"), std::string::npos) << all;
+  EXPECT_NE(all.find("non-private baseline rwmh has median mean_error 0.25"), std::string::npos)
+      << all;
+  // pld-gaussian allows 100/40 = 2.5 and 201/135 = 1.489 times the zCDP count.
+  EXPECT_NE(all.find("pld-gaussian allows the most iterations, 1.489–2.5 times"), std::string::npos)
+      << all;
+}
+
+TEST(ExperimentReport, WritesPlotsAndPage) {
+  const auto dir = fresh_dir("page");
+  const auto file = write_csv(dir);
+  std::ofstream(dir / "spec.json") << R"({"name": "hand-made", "description": "made by hand"})";
+  ReportOptions o;
+  o.results = file;
+  const auto r = write_experiment_report(o);
+  EXPECT_EQ(r.out_dir, dir / "report");
+  ASSERT_EQ(r.figures.size(), 3u);  // accuracy, clipping, accounting
+  for (const auto& f : r.figures) {
+    for (const auto& p : {f.script, f.png, f.svg}) {
+      ASSERT_TRUE(std::filesystem::exists(p)) << p;
+      EXPECT_GT(std::filesystem::file_size(p), 100u) << p;
+    }
+    EXPECT_EQ(slurp(f.png).substr(1, 3), "PNG") << f.png;
+    EXPECT_NE(slurp(f.svg).find("<svg"), std::string::npos) << f.svg;
+  }
+  const std::string html = slurp(r.html);
+  EXPECT_NE(html.find("<h1>Experiment hand-made</h1>"), std::string::npos);
+  EXPECT_NE(html.find("0.25 [0.175, 0.325]"), std::string::npos);
+  EXPECT_NE(html.find("0.6 [0.55, 0.65]"), std::string::npos);
+  EXPECT_NE(html.find("data:image/png;base64,"), std::string::npos);
+  EXPECT_NE(html.find("<td>201</td>"), std::string::npos);
+  EXPECT_NE(html.find("made by hand"), std::string::npos);
+  const std::string summary = slurp(r.summary_csv);
+  EXPECT_NE(summary.find("\nbanana-flat-2d,s1,1,mmd,4,0,"), std::string::npos) << summary;
+}
+
+TEST(ExperimentReport, MissingGnuplotIsAClearError) {
+  const auto dir = fresh_dir("nognuplot");
+  const auto file = write_csv(dir);
+  setenv("DPMCMC_GNUPLOT", "/nonexistent/gnuplot", 1);
+  ReportOptions o;
+  o.results = file;
+  try {
+    write_experiment_report(o);
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("gnuplot"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--no-plots"), std::string::npos) << e.what();
+  }
+  // --no-plots still writes the page and the scripts.
+  o.plots = false;
+  const auto r = write_experiment_report(o);
+  unsetenv("DPMCMC_GNUPLOT");
+  EXPECT_TRUE(std::filesystem::exists(r.html));
+  EXPECT_TRUE(std::filesystem::exists(r.figures.front().script));
+  EXPECT_FALSE(std::filesystem::exists(r.figures.front().png));
+}
+
+void expect_data_error(const std::string& text, const std::string& needle) {
+  const auto dir = fresh_dir("bad");
+  const auto file = dir / "results.csv";
+  std::ofstream(file) << text;
+  try {
+    read_results(file);
+    ADD_FAILURE() << "no error for: " << needle;
+  } catch (const DataError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(file.string()), std::string::npos) << m;
+    EXPECT_NE(m.find(needle), std::string::npos) << m;
+  }
+}
+
+TEST(ExperimentReport, BadCsvNamesFileLineAndColumn) {
+  const std::string h = results_header();
+  const std::string good = format_row(sample_row("m", "s", "1", 1, "0.1", "1", "0.5", "NA"));
+  expect_data_error("", ":1: empty file");
+  expect_data_error("model,sampler\n", "missing column 'kind'");
+  expect_data_error(h.substr(0, h.size() - 1) + ",extra\n", "'extra' is not a results column");
+  std::string bad_mmd = good;
+  bad_mmd.replace(bad_mmd.find("0.1"), 3, "abc");
+  expect_data_error(h + good + bad_mmd,
+                    ":3: column 'mmd': expected a finite number or NA, got 'abc'");
+  expect_data_error(h + "sample,m,s\n", ":2: expected 26 cells");
+  std::string bad_status = good;
+  bad_status.replace(bad_status.find("completed"), 9, "done");
+  expect_data_error(h + bad_status, ":2: column 'status'");
+  std::string empty_cell = good;
+  empty_cell.replace(empty_cell.find("0.1"), 3, "");
+  expect_data_error(h + empty_cell, ":2: column 'mmd' is empty");
+}
+
+TEST(ExperimentReport, Base64AndEscape) {
+  EXPECT_EQ(base64(""), "");
+  EXPECT_EQ(base64("f"), "Zg==");
+  EXPECT_EQ(base64("fo"), "Zm8=");
+  EXPECT_EQ(base64("foo"), "Zm9v");
+  EXPECT_EQ(base64("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(html_escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+}
+
+}  // namespace
+}  // namespace dpmcmc

@@ -1,0 +1,280 @@
+// The experiment runner on a tiny spec: the CSV schema, one row per cell, determinism whatever
+// the thread count, resume after a deleted row, an interruption or a cut-short write, refusal to
+// mix specs, and the accounting kind against the closed-form zCDP count.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "run/experiment_runner.hpp"
+
+namespace dpmcmc {
+namespace {
+
+using nlohmann::json;
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("dpmcmc-exp-test-" + name);
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// 2 ε × 2 repeats of dp-penalty plus 2 repeats of a non-private rwmh baseline: 6 cells.
+ExperimentSpec tiny_spec(std::uint64_t seed = 7) {
+  const json d = {{"name", "tiny"},
+                  {"models", {"banana-tempered-2d"}},
+                  {"samplers", {"dp-penalty", "rwmh"}},
+                  {"epsilons", {2, 4}},
+                  {"repeats", 2},
+                  {"chains", 2},
+                  {"n", 2000},
+                  {"iterations", {{"warmup", 40}, {"samples", 40}}},
+                  {"reference_draws", 200},
+                  {"seed", seed}};
+  return parse_experiment_spec(d, "tiny.json", "full");
+}
+
+// The CSV without the wall_seconds column (the only one allowed to differ between runs).
+std::string without_times(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string line, out;
+  std::size_t col = 0;
+  bool header = true;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ls(line);
+    std::string c;
+    while (std::getline(ls, c, ',')) cells.push_back(c);
+    if (header) {
+      col = static_cast<std::size_t>(std::find(cells.begin(), cells.end(), "wall_seconds") -
+                                     cells.begin());
+      header = false;
+    }
+    if (col < cells.size()) cells[col] = "*";
+    for (const auto& x : cells) out += x + ",";
+    out += "\n";
+  }
+  return out;
+}
+
+ExperimentOutcome run(const ExperimentSpec& spec, const std::filesystem::path& dir, int threads,
+                      std::size_t* counted = nullptr, const std::atomic<bool>* stop = nullptr,
+                      std::atomic<bool>* stop_after_first = nullptr) {
+  ExperimentOptions o;
+  o.out_dir = dir;
+  o.threads = threads;
+  o.stop = stop;
+  o.on_cell = [=](const ExperimentCell&, const std::vector<ResultRow>&, std::size_t, std::size_t) {
+    if (counted) ++*counted;
+    if (stop_after_first) *stop_after_first = true;
+  };
+  return run_experiment(spec, o);
+}
+
+TEST(ExperimentRunner, SeedsAreDerivedFromSeedAndKey) {
+  EXPECT_EQ(derive_seed(7, "cell:a"), derive_seed(7, "cell:a"));
+  EXPECT_NE(derive_seed(7, "cell:a"), derive_seed(7, "cell:b"));
+  EXPECT_NE(derive_seed(7, "cell:a"), derive_seed(8, "cell:a"));
+  const auto cells = experiment_cells(tiny_spec());
+  ASSERT_EQ(cells.size(), 6u);
+  std::set<std::uint64_t> seeds;
+  for (const auto& c : cells) seeds.insert(c.seed);
+  EXPECT_EQ(seeds.size(), 6u);
+  EXPECT_EQ(cells[0].key, "sample/banana-tempered-2d/dp-penalty/2/1");
+  EXPECT_EQ(cells[4].key, "sample/banana-tempered-2d/rwmh/NA/1");
+  // Paired comparison: the same data for every sampler and ε of a repeat.
+  EXPECT_EQ(cells[0].data_seed, cells[2].data_seed);
+  EXPECT_EQ(cells[0].data_seed, cells[4].data_seed);
+  EXPECT_NE(cells[0].data_seed, cells[1].data_seed);
+  // A changed hyperparameter changes the hash of that sampler's cells only.
+  auto spec2 = tiny_spec();
+  spec2.samplers[1].overrides["proposal_sd"] = 0.1;
+  EXPECT_EQ(cell_hash(spec2, spec2.samplers[0]), cells[0].spec_hash);
+  EXPECT_NE(cell_hash(spec2, spec2.samplers[1]), cells[4].spec_hash);
+}
+
+TEST(ExperimentRunner, SchemaRowsDeterminismAndResume) {
+  const auto spec = tiny_spec();
+  const auto dir1 = fresh_dir("det1"), dir2 = fresh_dir("det2");
+  std::size_t counted = 0;
+  const auto out1 = run(spec, dir1, 2, &counted);
+  EXPECT_EQ(out1.cells, 6u);
+  EXPECT_EQ(out1.ran, 6u);
+  EXPECT_EQ(counted, 6u);
+  EXPECT_EQ(out1.errors, 0u);
+  EXPECT_FALSE(out1.interrupted);
+  EXPECT_TRUE(std::filesystem::exists(dir1 / "spec.json"));
+
+  const auto file = read_results(dir1 / "results.csv");
+  const std::string text = slurp(dir1 / "results.csv");
+  EXPECT_EQ(text.substr(0, text.find('\n') + 1), results_header());
+  ASSERT_EQ(file.rows.size(), 6u);
+  std::set<std::string> keys;
+  for (const auto& r : file.rows) {
+    keys.insert(r.cell_key());
+    EXPECT_EQ(r.text("status"), "completed") << r.text("message");
+    EXPECT_EQ(r.text("n"), "2000");
+    EXPECT_EQ(r.text("chains"), "2");
+    const double per_chain = *r.number("iterations_per_chain", "x");
+    EXPECT_EQ(*r.number("iterations_total", "x"), 2 * per_chain);
+    const double acc = *r.number("acceptance_rate", "x");
+    EXPECT_GE(acc, 0.0);
+    EXPECT_LE(acc, 1.0);
+    EXPECT_GT(*r.number("mmd", "x"), 0.0);
+    EXPECT_TRUE(r.number("mean_error", "x").has_value());
+    EXPECT_TRUE(r.number("cov_error", "x").has_value());
+    EXPECT_TRUE(r.number("max_rhat", "x").has_value());
+    EXPECT_EQ(r.text("grad_clip_frac"), "NA");  // no gradient releases in either sampler
+    if (r.text("sampler") == "dp-penalty") {
+      const double eps = *r.number("epsilon", "x");
+      EXPECT_DOUBLE_EQ(*r.number("delta", "x"), 0.1 / 2000);
+      EXPECT_LE(*r.number("certified_epsilon", "x"), eps + 1e-9);
+      EXPECT_GT(*r.number("certified_epsilon", "x"), 0.5 * eps);
+      EXPECT_NE(r.text("accountant"), "NA");
+      const double clip = *r.number("llr_clip_frac", "x");
+      EXPECT_GE(clip, 0.0);
+      EXPECT_LE(clip, 1.0);
+    } else {
+      EXPECT_EQ(r.text("epsilon"), "NA");
+      EXPECT_EQ(r.text("certified_epsilon"), "NA");
+      EXPECT_EQ(r.text("llr_clip_frac"), "NA");
+      EXPECT_EQ(*r.number("iterations_per_chain", "x"), 80.0);
+    }
+    EXPECT_TRUE(std::filesystem::exists(dir1 / "cells" / r.text("model") / r.text("sampler")));
+  }
+  EXPECT_EQ(keys.size(), 6u);
+  // A larger ε buys more iterations.
+  EXPECT_LT(*file.rows[0].number("iterations_total", "x"),
+            *file.rows[2].number("iterations_total", "x"));
+
+  // Determinism: one thread gives the same table (rows in grid order, all but wall times).
+  run(spec, dir2, 1);
+  EXPECT_EQ(without_times(slurp(dir1 / "results.csv")), without_times(slurp(dir2 / "results.csv")));
+
+  // Resume after deleting one row: only that cell is computed, and it comes out the same.
+  {
+    std::istringstream in(text);
+    std::string line, kept;
+    for (int i = 0; std::getline(in, line); ++i) {
+      if (i != 3) kept += line + "\n";
+    }
+    std::ofstream(dir2 / "results.csv") << kept;
+  }
+  counted = 0;
+  const auto out3 = run(spec, dir2, 2, &counted);
+  EXPECT_EQ(out3.skipped, 5u);
+  EXPECT_EQ(out3.ran, 1u);
+  EXPECT_EQ(counted, 1u);
+  EXPECT_EQ(without_times(slurp(dir1 / "results.csv")), without_times(slurp(dir2 / "results.csv")));
+
+  // Nothing left to do: nothing runs.
+  const auto out4 = run(spec, dir2, 2);
+  EXPECT_EQ(out4.ran, 0u);
+  EXPECT_EQ(out4.skipped, 6u);
+
+  // A row cut short by a crash is dropped and its cell recomputed.
+  {
+    std::istringstream in(text);
+    std::string line, kept, last;
+    for (int i = 0; std::getline(in, line); ++i) {
+      if (i != 6) kept += line + "\n";
+      last = line;
+    }
+    kept += last.substr(0, last.size() / 2);  // half of the last row, no newline
+    std::ofstream(dir2 / "results.csv") << kept;
+  }
+  const auto out5 = run(spec, dir2, 1);
+  EXPECT_TRUE(out5.dropped_partial_row);
+  EXPECT_EQ(out5.ran, 1u);
+  EXPECT_EQ(without_times(slurp(dir1 / "results.csv")), without_times(slurp(dir2 / "results.csv")));
+}
+
+TEST(ExperimentRunner, InterruptedRunResumes) {
+  const auto spec = tiny_spec();
+  const auto dir = fresh_dir("interrupt");
+  std::atomic<bool> stop{false};
+  std::size_t counted = 0;
+  const auto out1 = run(spec, dir, 1, &counted, &stop, &stop);
+  EXPECT_TRUE(out1.interrupted);
+  EXPECT_GE(out1.ran, 1u);
+  EXPECT_LT(out1.ran, 6u);
+  const auto partial = read_results(dir / "results.csv");
+  EXPECT_EQ(partial.rows.size(), out1.ran);
+
+  counted = 0;
+  const auto out2 = run(spec, dir, 2, &counted);
+  EXPECT_FALSE(out2.interrupted);
+  EXPECT_EQ(out2.skipped, out1.ran);
+  EXPECT_EQ(out2.ran, 6u - out1.ran);
+  EXPECT_EQ(counted, 6u - out1.ran);
+  EXPECT_EQ(read_results(dir / "results.csv").rows.size(), 6u);
+}
+
+TEST(ExperimentRunner, RefusesToMixSpecs) {
+  const auto dir = fresh_dir("mix");
+  auto spec = tiny_spec();
+  spec.models = {"banana-tempered-2d"};
+  spec.samplers.resize(1);
+  spec.epsilons = {2};
+  spec.repeats = 1;
+  run(spec, dir, 1);
+  auto other = tiny_spec(8);  // another seed: every result differs
+  other.samplers.resize(1);
+  other.epsilons = {2};
+  other.repeats = 1;
+  try {
+    run(other, dir, 1);
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("results.csv:2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ExperimentRunner, AccountKindMatchesClosedFormZcdp) {
+  const json d = {{"kind", "account"},
+                  {"models", {"banana-flat-2d"}},
+                  {"samplers", {"dp-penalty", "dp-hmc"}},
+                  {"epsilons", {1, 2}},
+                  {"delta", 1e-6},
+                  {"accountants", {"zcdp", "pld-gaussian"}}};
+  const auto spec = parse_experiment_spec(d, "acc.json", "full");
+  const auto dir = fresh_dir("account");
+  const auto out = run(spec, dir, 2);
+  EXPECT_EQ(out.cells, 4u);
+  const auto file = read_results(dir / "results.csv");
+  ASSERT_EQ(file.rows.size(), 8u);  // 2 templates × 2 ε × 2 accountants
+  // zCDP of the Gaussian mechanism: ρ = 1/(2σ²) per release, ε(δ) = ρk + 2√(ρk log(1/δ)), so the
+  // largest k is ⌊ρ_max/ρ⌋ with √ρ_max = √(L + ε) − √L, L = log(1/δ). DP penalty on
+  // banana-flat-2d: σ/Δ = τ√n = 0.1·√1e5.
+  const double L = std::log(1e6);
+  for (const auto& r : file.rows) {
+    EXPECT_EQ(r.text("status"), "completed") << r.text("message");
+    if (r.text("sampler") != "dp-penalty" || r.text("accountant") != "zcdp") continue;
+    const double eps = *r.number("epsilon", "x");
+    const double rho_max = std::pow(std::sqrt(L + eps) - std::sqrt(L), 2);
+    const double rho = 1.0 / (2.0 * 0.1 * 0.1 * 1e5);
+    EXPECT_EQ(*r.number("iterations_total", "x"), std::floor(rho_max / rho)) << eps;
+  }
+  // The tight accountant allows more iterations than zCDP, for both templates.
+  for (std::size_t i = 0; i + 1 < file.rows.size(); i += 2) {
+    ASSERT_EQ(file.rows[i].text("accountant"), "zcdp");
+    EXPECT_GT(*file.rows[i + 1].number("iterations_total", "x"),
+              *file.rows[i].number("iterations_total", "x"));
+  }
+}
+
+}  // namespace
+}  // namespace dpmcmc

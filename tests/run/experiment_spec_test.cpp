@@ -1,0 +1,183 @@
+// Experiment spec parsing: a good spec with profiles, and every kind of bad key or value giving
+// a ConfigError that names the file and the key.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "run/experiment_spec.hpp"
+
+namespace dpmcmc {
+namespace {
+
+using nlohmann::json;
+
+json good_spec() {
+  return json::parse(R"({
+    "name": "tiny",
+    "description": "a test",
+    "models": ["banana-tempered-2d", "circle"],
+    "samplers": ["dp-penalty", "rwmh", "strong"],
+    "params": {"strong": {"sampler": "dp-penalty-ocu", "tau": 0.5}, "rwmh": {"proposal_sd": 0.05}},
+    "epsilons": [1, 2.5],
+    "delta": "0.2/n",
+    "repeats": 3,
+    "chains": 2,
+    "n": 5000,
+    "iterations": {"warmup": 20, "samples": 30},
+    "warmup_fraction": 0.25,
+    "metrics": ["mean_error", "mmd"],
+    "reference_draws": 300,
+    "accountants": ["pld-gaussian"],
+    "seed": 42,
+    "profiles": {"quick": {"repeats": 1, "epsilons": [4], "n": 1000}}
+  })");
+}
+
+TEST(ExperimentSpec, GoodSpecFullProfile) {
+  const auto s = parse_experiment_spec(good_spec(), "tiny.json", "full");
+  EXPECT_EQ(s.name, "tiny");
+  EXPECT_EQ(s.kind, ExperimentKind::sample);
+  ASSERT_EQ(s.models.size(), 2u);
+  EXPECT_EQ(s.models[1], "circle");
+  ASSERT_EQ(s.samplers.size(), 3u);
+  EXPECT_EQ(s.samplers[0].sampler, "dp-penalty");
+  EXPECT_TRUE(s.samplers[0].overrides.empty());
+  EXPECT_EQ(s.samplers[1].overrides["proposal_sd"], 0.05);
+  EXPECT_EQ(s.samplers[2].label, "strong");
+  EXPECT_EQ(s.samplers[2].sampler, "dp-penalty-ocu");
+  EXPECT_EQ(s.samplers[2].overrides, json({{"tau", 0.5}}));
+  EXPECT_EQ(s.epsilons, (std::vector<double>{1.0, 2.5}));
+  EXPECT_TRUE(s.delta.per_row);
+  EXPECT_DOUBLE_EQ(s.delta.delta(1000), 0.2 / 1000);
+  EXPECT_EQ(s.repeats, 3);
+  EXPECT_EQ(s.chains, 2);
+  EXPECT_EQ(s.n, std::optional<std::size_t>(5000));
+  EXPECT_EQ(s.warmup, 20u);
+  EXPECT_EQ(s.samples, 30u);
+  EXPECT_DOUBLE_EQ(s.warmup_fraction, 0.25);
+  EXPECT_EQ(s.metrics, (std::vector<std::string>{"mean_error", "mmd"}));
+  EXPECT_EQ(s.reference_draws, 300u);
+  EXPECT_EQ(s.accountants, (std::vector<std::string>{"pld-gaussian"}));
+  EXPECT_EQ(s.seed, 42u);
+  EXPECT_EQ(s.resolved["delta"], "0.2/n");
+}
+
+TEST(ExperimentSpec, QuickProfileOverrides) {
+  const auto s = parse_experiment_spec(good_spec(), "tiny.json", "quick");
+  EXPECT_EQ(s.repeats, 1);
+  EXPECT_EQ(s.epsilons, (std::vector<double>{4.0}));
+  EXPECT_EQ(s.n, std::optional<std::size_t>(1000));
+  EXPECT_EQ(s.chains, 2);  // not overridden
+  EXPECT_EQ(s.profile, "quick");
+}
+
+TEST(ExperimentSpec, NumericDeltaAndDefaults) {
+  json d = good_spec();
+  d["delta"] = 1e-6;
+  for (const char* k : {"repeats", "chains", "n", "iterations", "metrics", "warmup_fraction"})
+    d.erase(k);
+  const auto s = parse_experiment_spec(d, "tiny.json", "full");
+  EXPECT_FALSE(s.delta.per_row);
+  EXPECT_DOUBLE_EQ(s.delta.delta(123), 1e-6);
+  EXPECT_EQ(s.repeats, 1);
+  EXPECT_FALSE(s.n.has_value());
+  EXPECT_DOUBLE_EQ(s.warmup_fraction, 0.5);
+  EXPECT_EQ(s.metrics.size(), 4u);
+}
+
+TEST(ExperimentSpec, AccountKind) {
+  const json d = json::parse(R"({"kind": "account", "models": ["banana-flat-2d"],
+      "samplers": ["dp-penalty", "dp-hmc"], "epsilons": [1, 2], "accountants": ["zcdp"]})");
+  const auto s = parse_experiment_spec(d, "acc.json", "full");
+  EXPECT_EQ(s.kind, ExperimentKind::account);
+  EXPECT_EQ(s.samplers[1].sampler, "dp-hmc");
+  EXPECT_EQ(s.name, "acc");  // from the file name
+}
+
+// Each mutation of the good spec must fail with a ConfigError naming the file and `key`.
+struct BadCase {
+  std::string what;
+  std::function<void(json&)> mutate;
+  std::string key;
+};
+
+TEST(ExperimentSpec, BadKeysAndValuesNameFileAndKey) {
+  const std::vector<BadCase> cases = {
+      {"unknown top key", [](json& d) { d["repeat"] = 2; }, "'repeat'"},
+      {"unknown model", [](json& d) { d["models"][1] = "banana"; }, "'models[1]'"},
+      {"models not a list", [](json& d) { d["models"] = "circle"; }, "'models'"},
+      {"missing models", [](json& d) { d.erase("models"); }, "'models'"},
+      {"unknown sampler", [](json& d) { d["samplers"][0] = "dp-magic"; }, "'samplers[0]'"},
+      {"duplicate sampler", [](json& d) { d["samplers"][1] = "dp-penalty"; }, "'samplers[1]'"},
+      {"alias to unknown sampler", [](json& d) { d["params"]["strong"]["sampler"] = "nope"; },
+       "'params.strong.sampler'"},
+      {"unknown hyperparameter", [](json& d) { d["params"]["rwmh"]["stepsize"] = 1; },
+       "'params.rwmh.stepsize'"},
+      {"params of an unlisted sampler", [](json& d) { d["params"]["hmc"] = json::object(); },
+       "'params.hmc'"},
+      {"bad hyperparameter value", [](json& d) { d["params"]["strong"]["tau"] = -1; },
+       "'params.strong'"},
+      {"epsilon zero", [](json& d) { d["epsilons"][1] = 0; }, "'epsilons[1]'"},
+      {"epsilon text", [](json& d) { d["epsilons"][0] = "one"; }, "'epsilons[0]'"},
+      {"missing epsilons", [](json& d) { d.erase("epsilons"); }, "'epsilons'"},
+      {"delta rule", [](json& d) { d["delta"] = "0.1/m"; }, "'delta'"},
+      {"delta too big", [](json& d) { d["delta"] = 1.5; }, "'delta'"},
+      {"repeats zero", [](json& d) { d["repeats"] = 0; }, "'repeats'"},
+      {"chains negative", [](json& d) { d["chains"] = -2; }, "'chains'"},
+      {"chains fractional", [](json& d) { d["chains"] = 1.5; }, "'chains'"},
+      {"n one", [](json& d) { d["n"] = 1; }, "'n'"},
+      {"iterations key", [](json& d) { d["iterations"]["burnin"] = 3; }, "'iterations.burnin'"},
+      {"warmup fraction 1", [](json& d) { d["warmup_fraction"] = 1.0; }, "'warmup_fraction'"},
+      {"unknown metric", [](json& d) { d["metrics"][0] = "ks"; }, "'metrics[0]'"},
+      {"unknown accountant", [](json& d) { d["accountants"][0] = "moments"; }, "'accountants[0]'"},
+      {"missing seed", [](json& d) { d.erase("seed"); }, "'seed'"},
+      {"seed text", [](json& d) { d["seed"] = "abc"; }, "'seed'"},
+      {"init wrong dimension",
+       [](json& d) {
+         d["init"] = {{"point", {1, 2, 3}}};
+       },
+       "'init.point'"},
+      {"init unknown key",
+       [](json& d) {
+         d["init"] = {{"centre", {0, 0}}, {"sd", 1}};
+       },
+       "'init.sd'"},
+      {"unknown profile", [](json& d) { d["profiles"]["medium"] = json::object(); },
+       "'profiles.medium'"},
+      {"profile key", [](json& d) { d["profiles"]["quick"]["seed"] = 3; }, "'profiles.quick.seed'"},
+      {"bad value inside the applied profile",
+       [](json& d) { d["profiles"]["full"]["repeats"] = 0; }, "'repeats'"},
+      {"bad kind", [](json& d) { d["kind"] = "plot"; }, "'kind'"},
+      {"account with chains",
+       [](json& d) {
+         d["kind"] = "account";
+         d["samplers"] = {"dp-penalty"};
+         d.erase("params");
+       },
+       "'repeats'"},
+      {"name with a slash", [](json& d) { d["name"] = "a/b"; }, "'name'"},
+  };
+  for (const auto& c : cases) {
+    json d = good_spec();
+    c.mutate(d);
+    try {
+      parse_experiment_spec(d, "specs/tiny.json", "full");
+      ADD_FAILURE() << c.what << ": no error";
+    } catch (const ConfigError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("specs/tiny.json"), std::string::npos) << c.what << ": " << m;
+      EXPECT_NE(m.find("key " + c.key), std::string::npos) << c.what << ": " << m;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << c.what << ": wrong exception type: " << e.what();
+    }
+  }
+}
+
+TEST(ExperimentSpec, ProfileNameAndMissingFile) {
+  EXPECT_THROW(parse_experiment_spec(good_spec(), "tiny.json", "medium"), UsageError);
+  EXPECT_THROW(load_experiment_spec("/nonexistent/spec.json", "full"), NoInputError);
+}
+
+}  // namespace
+}  // namespace dpmcmc
