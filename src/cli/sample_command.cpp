@@ -166,6 +166,9 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
   }
   if (out.mean_error)
     fmt::print("distance of the sample mean from the posterior mean: {:.4g}\n", *out.mean_error);
+  if (out.test_accuracy)
+    fmt::print("posterior predictive accuracy on the public test rows: {:.4f}\n",
+               *out.test_accuracy);
   fmt::print("\ndraws:  {}/chain-*.csv ({} files)\nreport: {}\n", spec.out_dir.string(),
              out.draw_files.size(), out.report_file.string());
   if (!r.complete()) {

@@ -1,5 +1,7 @@
 #include "models/presets.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -11,6 +13,7 @@
 #include "models/expfam_bernoulli.hpp"
 #include "models/expfam_gaussian.hpp"
 #include "models/gaussian.hpp"
+#include "models/preset_builders.hpp"
 #include "models/random_covariance.hpp"
 
 namespace dpmcmc {
@@ -426,6 +429,7 @@ std::vector<Preset> build_presets() {
                               true)}};
     all.push_back(std::move(p));
   }
+  add_real_data_presets(all);
   return all;
 }
 
@@ -482,6 +486,13 @@ Rng preset_data_rng(std::uint64_t user_seed) {
 
 Dataset simulate_preset(const Preset& preset, const Model& model, std::uint64_t user_seed,
                         std::optional<std::size_t> n) {
+  if (preset.load_data) {
+    if (n) {
+      throw UsageError(fmt::format("--n: preset '{}' uses a fixed data set of {} rows; drop --n",
+                                   preset.name, preset.n));
+    }
+    return preset.load_data();
+  }
   Rng rng = preset_data_rng(user_seed);
   return model.simulate(preset.true_theta, n.value_or(preset.n), rng);
 }

@@ -58,6 +58,11 @@ struct Preset {
   std::string source;              // where the model's settings come from
   nlohmann::json samplers;         // sampler name → hyperparameters (see above)
   nlohmann::json experiment;       // the papers' ε grid, repeats and chains, with "source"
+  // A fixed public data set instead of simulated data (true_theta is then unknown and unused):
+  // the training rows, and held-out rows on which the report evaluates the posterior predictive.
+  // Empty for the synthetic presets.
+  std::function<Dataset()> load_data;
+  std::function<Dataset()> load_test_data;
 
   // The model's data column names ("x.1", …, "x.d" or "r").
   std::vector<std::string> data_columns() const;
@@ -76,7 +81,8 @@ std::vector<std::string> preset_names();
 // The generator of a preset's synthetic data under user seed `user_seed`.
 Rng preset_data_rng(std::uint64_t user_seed);
 // The preset's synthetic dataset: preset.n rows (or `n` when given) simulated from true θ.
-// `model` must be the preset's model (or one of the same dimension and data columns).
+// `model` must be the preset's model (or one of the same dimension and data columns). A preset
+// with a fixed data set (load_data) returns it; `n` is then refused (UsageError).
 Dataset simulate_preset(const Preset& preset, const Model& model, std::uint64_t user_seed,
                         std::optional<std::size_t> n = std::nullopt);
 // The starting-point deviation of Section 5.2 given the data: the fixed start_sd when set, else

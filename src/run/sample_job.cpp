@@ -9,6 +9,7 @@
 #include "data/csv_loader.hpp"
 #include "diagnostics/sample_error.hpp"
 #include "io/run_report.hpp"
+#include "models/logistic_regression.hpp"
 #include "privacy/private_data.hpp"
 #include "privacy/spend_meter.hpp"
 #include "run/csv_draw_sink.hpp"
@@ -74,7 +75,9 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   } else {
     data = simulate_preset(preset, *model, data_seed, spec.n);
     data_source =
-        fmt::format("simulated from preset '{}' with data seed {}", preset.name, data_seed);
+        preset.load_data
+            ? fmt::format("preset '{}' data set ({})", preset.name, data.source)
+            : fmt::format("simulated from preset '{}' with data seed {}", preset.name, data_seed);
   }
 
   const json params = sampler_params(preset, spec.sampler, spec.overrides);
@@ -218,6 +221,16 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
       accuracy["mmd_bandwidth"] = json_number(out.mmd->bandwidth);
       accuracy["mean_error"] = json_number(*out.mean_error);
       accuracy["cov_error"] = json_number(cov_error(pooled, reference));
+    } else if (preset.load_test_data) {
+      // Public held-out rows: the posterior predictive's accuracy is post-processing of the draws.
+      const auto* logistic = dynamic_cast<const LogisticRegressionModel*>(model.get());
+      if (logistic != nullptr) {
+        const Dataset test = preset.load_test_data();
+        out.test_accuracy = logistic->predictive_accuracy(pooled, test);
+        accuracy["reference"] =
+            fmt::format("posterior predictive on {} public held-out rows", test.rows());
+        accuracy["test_accuracy"] = json_number(*out.test_accuracy);
+      }
     } else {
       // The circle's posterior mean is the origin (002_673c6a5269ae2454.txt Section 5.1).
       out.mean_error = mean_error_from_mean(pooled, Vec::Zero(model->dim()));

@@ -47,8 +47,9 @@ struct SampleSpec {
 struct SampleOutcome {
   RunResult run;
   Summary summary;
-  std::optional<MmdResult> mmd;      // against exact draws, when the model has them
-  std::optional<double> mean_error;  // against the exact (or known) posterior mean
+  std::optional<MmdResult> mmd;         // against exact draws, when the model has them
+  std::optional<double> mean_error;     // against the exact (or known) posterior mean
+  std::optional<double> test_accuracy;  // posterior predictive on public held-out rows
   std::vector<std::filesystem::path> draw_files;
   std::filesystem::path report_file;
   nlohmann::json report;
