@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "run/dp_hmc_setup.hpp"
 
 namespace dpmcmc {
 
@@ -14,6 +15,8 @@ const std::vector<PrivateSamplerEntry>& private_samplers() {
        setup_dp_penalty},
       {"dp-penalty-expfam", "penalty on noisy sufficient statistics (004 Algorithm 3)",
        setup_dp_penalty_expfam},
+      {"dp-hmc", "DP Hamiltonian Monte Carlo, L + 1 noisy gradients (002 Algorithm 4)",
+       setup_dp_hmc},
   };
   return entries;
 }
