@@ -1,0 +1,74 @@
+// Per-iteration cost of DP-SGLD (issue 5): one transition on the gauss-10d preset (n = 10⁵,
+// d = 10) at the DP HMC paper's batch size b = 1000 (clip 15, η₀ = 0.008 per row;
+// run/sgld_setup.hpp) — the batch drawn inside PrivateData from the ChaCha20 noise stream (Poisson:
+// geometric skips; without replacement: Floyd + sort), the rows gathered, per-row gradients clipped
+// and summed, Gaussian noise added, the event appended — and the Langevin update. items = expected
+// rows touched per transition (b).
+#include <benchmark/benchmark.h>
+
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "models/presets.hpp"
+#include "privacy/private_data.hpp"
+#include "run/sampler_params.hpp"
+#include "run/sgld_setup.hpp"
+
+namespace dpmcmc {
+namespace {
+
+struct Problem {
+  const Preset* preset = nullptr;
+  std::unique_ptr<Model> model;
+  Dataset data;
+};
+
+const Problem& gauss10d() {
+  static const Problem p = [] {
+    Problem q;
+    q.preset = &find_preset("gauss-10d");
+    q.model = q.preset->make_model();
+    q.data = simulate_preset(*q.preset, *q.model, 1);
+    return q;
+  }();
+  return p;
+}
+
+void run(benchmark::State& state, const char* sampling) {
+  const Problem& p = gauss10d();
+  nlohmann::json overrides = {{"batch_size", 1000}, {"batch_sampling", sampling}};
+  const nlohmann::json params = sampler_params(*p.preset, "dp-sgld", overrides);
+  const PrivateSamplerSetup setup = setup_dp_sgld("dp-sgld", params, *p.model, p.data.rows());
+  EventLog log;
+  auto data = std::make_unique<PrivateData>(
+      *p.model, p.data, make_noise_rng(1, 0), log,
+      ReleaseAllowance{{kGradBatchLabel, std::numeric_limits<std::uint64_t>::max()}});
+  auto kernel = setup.make_kernel(std::move(data));
+  kernel->init(p.preset->true_theta);
+  Rng rng = make_rng(1, 0);
+  std::vector<double> extras(kernel->extra_columns().size());
+  double rows = 0.0;
+  for (auto _ : state) {
+    kernel->transition(rng, extras);
+    rows += extras[2];
+  }
+  state.SetItemsProcessed(state.iterations() * 1000);
+  state.counters["mean_batch"] = rows / static_cast<double>(state.iterations());
+  state.counters["clip_frac"] = extras[0];
+}
+
+void BM_DpSgldStepGauss10dPoisson(benchmark::State& state) {
+  run(state, "poisson");
+}
+BENCHMARK(BM_DpSgldStepGauss10dPoisson)->Unit(benchmark::kMicrosecond);
+
+void BM_DpSgldStepGauss10dWor(benchmark::State& state) {
+  run(state, "without_replacement");
+}
+BENCHMARK(BM_DpSgldStepGauss10dWor)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace dpmcmc
+
+BENCHMARK_MAIN();
