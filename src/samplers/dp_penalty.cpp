@@ -99,29 +99,9 @@ TransitionInfo DpPenaltyKernel::transition(Rng& rng, std::span<double> extras) {
   if (extras.size() < 3) throw SoftwareError(name() + ": fewer than 3 extra columns given");
 
   // 1. Proposal (algorithm stream: component index, then one normal per moved component).
-  proposal_ = theta_;
-  int j = -1;  // the moved component (OCU, GWMH)
-  double step_norm = 0.0;
-  switch (config_.proposal) {
-    case PenaltyProposal::full:
-      for (int i = 0; i < dim_; ++i) proposal_[i] += scale_[i] * rng.normal();
-      step_norm = (proposal_ - theta_).norm();
-      break;
-    case PenaltyProposal::one_component: {
-      j = static_cast<int>(rng.index(static_cast<std::uint64_t>(dim_)));
-      const double step = scale_[j] * rng.normal();
-      proposal_[j] += step;
-      step_norm = std::abs(step);
-      break;
-    }
-    case PenaltyProposal::guided_walk: {
-      j = static_cast<int>(rng.index(static_cast<std::uint64_t>(dim_)));
-      const double step = scale_[j] * std::abs(rng.normal());
-      proposal_[j] += direction_[j] * step;
-      step_norm = step;
-      break;
-    }
-  }
+  const PenaltyMove move =
+      propose_penalty_move(config_.proposal, theta_, scale_, direction_, rng, proposal_);
+  const double step_norm = move.step_norm;
 
   TransitionInfo info;
   info.log_density = kNaN;
@@ -150,9 +130,8 @@ TransitionInfo DpPenaltyKernel::transition(Rng& rng, std::span<double> extras) {
     theta_.swap(proposal_);
     log_prior_ = lp_new;
     info.accepted = true;
-  } else if (config_.proposal == PenaltyProposal::guided_walk) {
-    direction_[j] = -direction_[j];
   }
+  update_guided_direction(config_.proposal, move, d.accept, direction_);
   extras[0] = clip_frac;
   extras[1] = noise_sd;
   extras[2] = spent();

@@ -44,11 +44,12 @@
 #include "models/model.hpp"
 #include "privacy/private_data.hpp"
 #include "samplers/accept_rule.hpp"
+#include "samplers/penalty_proposal.hpp"
 #include "samplers/private_kernel.hpp"
 
 namespace dpmcmc {
 
-enum class PenaltyProposal { full, one_component, guided_walk };
+// PenaltyProposal and the proposal step: samplers/penalty_proposal.hpp.
 
 // "dp-penalty", "dp-penalty-ocu", "dp-penalty-gwmh".
 std::string penalty_sampler_name(PenaltyProposal proposal);
