@@ -25,6 +25,7 @@
 #include "data/dataset.hpp"
 #include "models/model.hpp"
 #include "privacy/batch_sampling.hpp"
+#include "privacy/data_owner.hpp"
 #include "privacy/event_log.hpp"
 
 namespace dpmcmc {
@@ -40,14 +41,6 @@ struct BudgetExhausted : SoftwareError {
 // Maximum number of releases per label ("llr_sum", "grad_sum", …) for one chain, from the plan.
 using ReleaseAllowance = std::map<std::string, std::uint64_t>;
 
-struct ScalarRelease {
-  double value = 0.0;        // T·Σ clip(·) + N(0, noise_sd²)
-  double noise_sd = 0.0;     // σ of the added noise (already multiplied by T)
-  double sensitivity = 0.0;  // L2 sensitivity Δ of the released sum (already multiplied by T)
-  std::size_t rows = 0;      // rows summed
-  std::size_t clipped = 0;   // rows whose value was clipped
-};
-
 struct VectorRelease {
   Vec value;
   double noise_sd = 0.0;
@@ -56,26 +49,27 @@ struct VectorRelease {
   std::size_t clipped = 0;
 };
 
-class PrivateData {
+// The in-process data owner of a whole dataset (data_owner.hpp; ScalarRelease is defined there).
+class PrivateData final : public DataOwner {
  public:
   // Keeps references to model, data and log (they must outlive this object); owns the noise
   // stream. One PrivateData per chain.
   PrivateData(const Model& model, const Dataset& data, NoiseRng noise, EventLog& log,
               ReleaseAllowance allowance);
 
-  std::size_t rows() const;    // n (public)
-  double temperature() const;  // T of the model
+  std::size_t rows() const override;  // n (public)
+  double temperature() const;         // T of the model
   // Releases left under `label` (0 when the allowance has no such label).
-  std::uint64_t remaining(const std::string& label) const;
+  std::uint64_t remaining(const std::string& label) const override;
   // Releases made through this object so far (all labels).
-  std::uint64_t releases() const { return releases_; }
+  std::uint64_t releases() const override { return releases_; }
 
   // Penalty-test release (002_673c6a5269ae2454.txt Section 3.1; 004_14fb110475802c51.txt):
   //   T · Σ_i clip(log p(x_i|θ′) − log p(x_i|θ), −bound, +bound) + N(0, σ²),
   // bound > 0 (the papers use b‖θ′ − θ‖₂), sensitivity Δ = 2·T·bound under the substitute
   // relation, σ = noise_multiplier · Δ (τ n^α for DP penalty). Event label "llr_sum".
   ScalarRelease llr_sum(const Vec& theta, const Vec& theta_prime, double bound,
-                        double noise_multiplier);
+                        double noise_multiplier) override;
 
   // Gradient release (002_673c6a5269ae2454.txt Algorithm 4; 000_24953f9f9db06b85.txt Alg. 1):
   //   T · Σ_i clip₂(∇ log p(x_i|θ), bound) + N(0, σ² I),

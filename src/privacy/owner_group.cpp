@@ -1,0 +1,49 @@
+#include "privacy/owner_group.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace dpmcmc {
+
+OwnerGroup::OwnerGroup(std::vector<std::unique_ptr<DataOwner>> owners)
+    : owners_(std::move(owners)) {
+  if (owners_.empty()) throw ConfigError("data sharing: expected at least one data owner");
+  for (const auto& o : owners_) {
+    if (!o) throw SoftwareError("data sharing: a data owner is missing");
+  }
+}
+
+std::size_t OwnerGroup::rows() const {
+  std::size_t n = 0;
+  for (const auto& o : owners_) n += o->rows();
+  return n;
+}
+
+std::uint64_t OwnerGroup::remaining(const std::string& label) const {
+  std::uint64_t least = owners_.front()->remaining(label);
+  for (const auto& o : owners_) least = std::min(least, o->remaining(label));
+  return least;
+}
+
+ScalarRelease OwnerGroup::llr_sum(const Vec& theta, const Vec& theta_prime, double bound,
+                                  double noise_multiplier) {
+  // Step 1 of Algorithm 2: every owner answers (in-process, in order; a transport could ask them
+  // concurrently — the sum does not depend on the order of arrival beyond rounding).
+  ScalarRelease total;
+  double variance = 0.0;
+  for (const auto& o : owners_) {
+    const ScalarRelease r = o->llr_sum(theta, theta_prime, bound, noise_multiplier);
+    total.value += r.value;
+    variance += r.noise_sd * r.noise_sd;
+    total.sensitivity = std::max(total.sensitivity, r.sensitivity);
+    total.rows += r.rows;
+    total.clipped += r.clipped;
+  }
+  total.noise_sd = std::sqrt(variance);
+  ++answered_;
+  return total;
+}
+
+}  // namespace dpmcmc
