@@ -109,7 +109,9 @@ double batch_se(const Eigen::VectorXd& x) {
 // π(θ) ∝ exp(−U) × N(p; 0, I) × N(ξ; A, 1/d) invariant (Ding et al. 2014, Section 3), so the
 // chain's θ mean and variances should match the exact posterior, and the mean of ξ should be A.
 // Tolerance: 5 batch-means standard errors plus a discretisation allowance of 3% of the
-// variance (first-order scheme at h·√λ_max ≈ 0.07; measured bias < 1%).
+// variance (first-order scheme at h·√λ_max ≈ 0.06; measured deviations of the variances −2.3%
+// and −1.4%, 1.8 and 0.9 standard errors). The thermostat makes the θ variance insensitive to a
+// wrong injected noise level (ξ adapts); the check of E ξ = A is the one that catches it.
 TEST(DpSgnht, FullBatchChainTargetsThePosterior) {
   GaussianTestModel model = testing::standard_model();
   const Dataset data = testing::standard_data(model);
