@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "core/error.hpp"
@@ -31,6 +32,9 @@
 namespace dpmcmc {
 
 class SufficientStatistic;  // models/expfam_model.hpp
+struct FastMhRequest;       // privacy/fastmh_guarantee.hpp
+struct FastMhRelease;       // privacy/fastmh_guarantee.hpp
+struct FastMhCache;         // private_data_fastmh.cpp
 
 // Thrown when a release would exceed the chain's allowance. Kernels check remaining() first and
 // report exhausted(), so a correct sampler never triggers it; reaching it is a bug (exit 70).
@@ -104,6 +108,14 @@ class PrivateData final : public DataOwner {
   ScalarRelease llr_batch_corrected(const Vec& theta, const Vec& theta_prime, double bound,
                                     double noise_multiplier, std::size_t batch);
 
+  // DP-Fast MH iteration (003_d4664856a36907c9.txt Algorithm 2; private_data_fastmh.cpp,
+  // privacy/fastmh_guarantee.hpp): draws B ~ Poisson(λ + C̄M) (C̄ = n·T·c̄ public), takes the
+  // minibatch branch iff B < K (else, or with full_batch_only, the full batch), draws rows by
+  // c_i/C̄ (alias table, cached) with a zero-energy padding row for the rest, the per-draw keeps
+  // and the Gaussian noise from the noise stream, and records one approximate_dp event (label
+  // "fastmh") with the branch's certified (ε, δ). DataError naming the row when some c_i > c̄.
+  FastMhRelease fastmh_release(const FastMhRequest& request);
+
   // Noisy sufficient statistic (004_14fb110475802c51.txt, Section 3.3 and Algorithm 3, step 1):
   //   S + N(0, σ² I),  S = Σ_i s(x_i) over all rows,
   // with Δ = ‖hi − lo‖₂ (stat_sensitivity(), substitute relation: one row's s(x) moves within
@@ -148,6 +160,8 @@ class PrivateData final : public DataOwner {
   // The cached exact statistic of suff_stat and what it was computed for.
   const SufficientStatistic* stat_source_ = nullptr;
   Vec stat_lower_, stat_upper_, stat_sum_;
+  // DP-Fast MH: tempered c_i, C, the alias table over c_i (built at the first request).
+  std::shared_ptr<FastMhCache> fastmh_cache_;
 };
 
 }  // namespace dpmcmc

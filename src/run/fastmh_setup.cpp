@@ -1,0 +1,74 @@
+#include "run/fastmh_setup.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "privacy/fastmh_guarantee.hpp"
+#include "run/sampler_params.hpp"
+
+namespace dpmcmc {
+
+namespace {
+
+bool bool_param(const nlohmann::json& params, const std::string& sampler, const std::string& key,
+                bool fallback) {
+  if (!params.contains(key)) return fallback;
+  if (!params.at(key).is_boolean()) {
+    throw UsageError(fmt::format("sampler '{}': {} must be true or false", sampler, key));
+  }
+  return params.at(key).get<bool>();
+}
+
+}  // namespace
+
+DpFastMhConfig dp_fast_mh_config(const std::string& sampler, const nlohmann::json& params,
+                                 const Model& model, std::size_t n) {
+  DpFastMhConfig c;
+  c.scale = vector_param(params, sampler, "proposal_sd", model.dim());
+  c.epsilon = number_param(params, sampler, "epsilon");
+  c.delta = number_param(params, sampler, "delta");
+  c.lambda = number_param(params, sampler, "lambda", 10.0);
+  if (params.contains("max_batch")) {
+    const auto& k = params.at("max_batch");
+    if (k.is_number_integer() && k.get<long long>() < 1) {
+      throw ConfigError(
+          fmt::format("sampler '{}': max_batch (K, the batch-size cap) must be >= 1, got {}",
+                      sampler, k.get<long long>()));
+    }
+    c.max_batch = count_param(params, sampler, "max_batch");
+  }
+  c.full_batch = bool_param(params, sampler, "full_batch", sampler == "dp-fast-mh-full");
+  c.free_branch = bool_param(params, sampler, "free_branch", false);
+  c.row_bound = number_param(params, sampler, "row_bound", 0.0);
+  if (params.contains("row_bound") && !(c.row_bound > 0.0 && std::isfinite(c.row_bound))) {
+    throw ConfigError(fmt::format("sampler '{}': row_bound (c̄) must be finite and > 0, got {}",
+                                  sampler, c.row_bound));
+  }
+  if (!(c.lambda > 0.0) || !std::isfinite(c.lambda)) {
+    throw ConfigError(
+        fmt::format("sampler '{}': lambda (λ) must be finite and > 0, got {}", sampler, c.lambda));
+  }
+  if (dynamic_cast<const RatioBound*>(&model) == nullptr) {
+    throw ConfigError(
+        fmt::format("sampler '{}': model '{}' has no per-row ratio bound (003 Assumption 1)",
+                    sampler, model.name()));
+  }
+  if (c.row_bound == 0.0) declared_row_bound(model);     // ConfigError when the model has none
+  calibrate_fastmh(c.epsilon, c.delta, n, c.max_batch);  // ConfigError naming ε, δ or K
+  return c;
+}
+
+PrivateSamplerSetup setup_dp_fast_mh(const std::string& sampler, const nlohmann::json& params,
+                                     const Model& model, std::size_t n) {
+  const DpFastMhConfig c = dp_fast_mh_config(sampler, params, model, n);
+  PrivateSamplerSetup setup;
+  setup.per_iteration = fastmh_template(c.epsilon, c.delta);
+  setup.make_kernel = [&model, c](std::unique_ptr<PrivateData> data) {
+    return std::make_unique<DpFastMhKernel>(model, std::move(data), c);
+  };
+  return setup;
+}
+
+}  // namespace dpmcmc
