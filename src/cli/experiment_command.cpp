@@ -84,14 +84,24 @@ ExperimentSpec load_spec(const std::string& file, const std::string& profile) {
   return parse_experiment_spec(toml_document(text, file), file, profile);
 }
 
+// A cell's number for the progress line (4 significant digits).
+std::string short_number(const std::string& text) {
+  try {
+    return fmt::format("{:.4g}", std::stod(text));
+  } catch (const std::exception&) {
+    return text;  // NA
+  }
+}
+
 std::string row_note(const ResultRow& r) {
   if (r.text("status") != "completed") return "error: " + r.text("message");
   if (r.text("kind") == "account")
     return fmt::format("{} iterations ({})", r.text("iterations_total"), r.text("accountant"));
-  const std::string metric =
-      r.text("mmd") != "NA" ? "mmd " + r.text("mmd") : "mean error " + r.text("mean_error");
+  const std::string metric = r.text("mmd") != "NA"
+                                 ? "mmd " + short_number(r.text("mmd"))
+                                 : "mean error " + short_number(r.text("mean_error"));
   return fmt::format("{}, {} iterations, acceptance {}", metric, r.text("iterations_total"),
-                     r.text("acceptance_rate"));
+                     short_number(r.text("acceptance_rate")));
 }
 
 }  // namespace
@@ -132,7 +142,7 @@ void add_experiment_command(CLI::App& app) {
       std::string note = rows.empty() ? std::string("no rows") : row_note(rows.front());
       if (rows.size() > 1) note += fmt::format(" (+{} rows)", rows.size() - 1);
       fmt::print("[{}/{}] {}: {}, {} s\n", done, todo, cell.key, note,
-                 rows.empty() ? "NA" : rows.front().text("wall_seconds"));
+                 rows.empty() ? "NA" : short_number(rows.front().text("wall_seconds")));
       std::fflush(stdout);
     };
     fmt::print("dpmcmc experiment {} (profile {}): output {}\n", spec.name, spec.profile,

@@ -53,12 +53,11 @@ std::set<std::string> documented_keys(const std::string& sampler) {
 
 std::set<std::string> allowed_keys(const std::string& sampler) {
   std::set<std::string> keys = documented_keys(sampler);
-  const std::string entry = sampler == "dp-penalty-gwmh" ? "dp-penalty-ocu" : sampler;
+  // The defaults the job would merge for this sampler on any preset (sampler_params knows which
+  // preset entry a variant shares, e.g. dp-penalty-gwmh uses dp-penalty-ocu's).
   for (const auto& p : presets()) {
-    if (!p.samplers.contains(entry)) continue;
-    for (const auto& [k, v] : p.samplers.at(entry).items()) {
-      if (k != "source") keys.insert(k);
-    }
+    const json defaults = sampler_params(p, sampler, json::object());
+    for (const auto& [k, v] : defaults.items()) keys.insert(k);
   }
   return keys;
 }

@@ -69,7 +69,8 @@ std::string script_for(const std::string& name, const std::string& title,
                         gnuplot_quote(p.xlabel), gnuplot_quote(p.ylabel));
     body += p.logy ? "set logscale y\n" : "unset logscale y\n";
     body +=
-        "set key top right font ',8'\nset grid\nset autoscale\nset offsets graph 0.03, graph 0.03, "
+        "set key below horizontal font ',8'\nset grid\nset autoscale\nset offsets graph 0.03, "
+        "graph 0.03, "
         "0, 0\n";
     std::string plot = "plot ";
     for (std::size_t i = 0; i < p.plots.size(); ++i) plot += (i ? ", \\\n     " : "") + p.plots[i];

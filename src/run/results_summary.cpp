@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -172,28 +173,45 @@ std::vector<std::string> reading_of(const ResultsSummary& summary) {
     acc[key][a.epsilon].push_back(&a);
   }
   for (const auto& key : acc_order) {
-    std::set<std::string> best_names;
+    // Accountants tied for the most iterations at every ε, and the fewest at the largest ε.
+    std::optional<std::set<std::string>> always_best;
     std::string worst_name;
     double lo = INFINITY, hi = -INFINITY;
     const auto& grid = acc[key];
     for (const auto& [eps, rows] : grid) {
-      const auto [mn, mx] = std::minmax_element(rows.begin(), rows.end(),
-                                                [](const AccountGroup* a, const AccountGroup* b) {
-                                                  return *a->iterations < *b->iterations;
-                                                });
-      best_names.insert((*mx)->accountant);
-      worst_name = (*mn)->accountant;
-      if (*(*mn)->iterations > 0) {
-        const double ratio = *(*mx)->iterations / *(*mn)->iterations;
-        lo = std::min(lo, ratio);
-        hi = std::max(hi, ratio);
+      double most = -INFINITY, fewest = INFINITY;
+      for (const auto* a : rows) {
+        most = std::max(most, *a->iterations);
+        if (*a->iterations < fewest) {
+          fewest = *a->iterations;
+          worst_name = a->accountant;
+        }
+      }
+      std::set<std::string> best;
+      for (const auto* a : rows) {
+        if (*a->iterations == most) best.insert(a->accountant);
+      }
+      if (!always_best) {
+        always_best = best;
+      } else {
+        std::set<std::string> both;
+        std::set_intersection(always_best->begin(), always_best->end(), best.begin(), best.end(),
+                              std::inserter(both, both.begin()));
+        always_best = both;
+      }
+      if (fewest > 0) {
+        lo = std::min(lo, most / fewest);
+        hi = std::max(hi, most / fewest);
       }
     }
     std::string best;
-    for (const auto& b : best_names) best += (best.empty() ? "" : " / ") + b;
-    std::string line = fmt::format(
-        "Accounting, {} on {} (ε from {} to {}): {} allows the most iterations", key.second,
-        key.first, format_number(grid.begin()->first), format_number(grid.rbegin()->first), best);
+    for (const auto& b : *always_best) best += (best.empty() ? "" : " and ") + b;
+    std::string line =
+        fmt::format("Accounting, {} on {} (ε from {} to {}): ", key.second, key.first,
+                    format_number(grid.begin()->first), format_number(grid.rbegin()->first));
+    line += best.empty() ? std::string("no accountant allows the most iterations at every ε")
+                         : fmt::format("{} allow{} the most iterations at every ε", best,
+                                       always_best->size() > 1 ? "" : "s");
     if (std::isfinite(lo)) {
       line += fmt::format(", {}–{} times as many as the fewest ({} at the largest ε)", show(lo),
                           show(hi), worst_name);
