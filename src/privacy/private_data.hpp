@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -107,6 +108,17 @@ class PrivateData final : public DataOwner {
   // batch size and n unless 1 ≤ batch ≤ n.
   ScalarRelease llr_batch_corrected(const Vec& theta, const Vec& theta_prime, double bound,
                                     double noise_multiplier, std::size_t batch);
+
+  // DP Barker release (002_673c6a5269ae2454.txt Algorithm 3, Theorem 3.3; private_data_barker.cpp,
+  // privacy/barker_accounting.hpp): for a without-replacement batch B of b rows (noise stream),
+  // r_j = clip(log p(x_j|θ′) − log p(x_j|θ), ±√b/(nT)), λ = (nT/b)Σ_B r_j,
+  // σ_b² = ((nT)²/b)·var_B(r) ≤ 1 (checked: SoftwareError if violated),
+  //   value = λ + N(0, σ² − σ_b²) + correction(noise stream)   (correction: V_corr's sampler).
+  // `noise_sd` is σ (public; σ_b² is not returned), `sensitivity` 2/√b. Event:
+  // dp_barker_event(σ², b, n), label "barker_test". ConfigError as validate_barker, and for T > 1.
+  ScalarRelease llr_batch_barker(const Vec& theta, const Vec& theta_prime, double noise_variance,
+                                 std::size_t batch,
+                                 const std::function<double(NoiseRng&)>& correction);
 
   // DP-Fast MH iteration (003_d4664856a36907c9.txt Algorithm 2; private_data_fastmh.cpp,
   // privacy/fastmh_guarantee.hpp): draws B ~ Poisson(λ + C̄M) (C̄ = n·T·c̄ public), takes the

@@ -1,0 +1,89 @@
+// PrivateData::llr_batch_barker: the DP Barker release (002_673c6a5269ae2454.txt Algorithm 3,
+// Theorem 3.3). Its privacy analysis and event: privacy/barker_accounting.hpp.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "privacy/barker_accounting.hpp"
+#include "privacy/private_data.hpp"
+
+namespace dpmcmc {
+
+namespace {
+constexpr std::size_t kBarkerBlockRows = 4096;  // as the other batch releases
+}  // namespace
+
+ScalarRelease PrivateData::llr_batch_barker(const Vec& theta, const Vec& theta_prime,
+                                            double noise_variance, std::size_t batch,
+                                            const std::function<double(NoiseRng&)>& correction) {
+  static const std::string label = kBarkerLabel;
+  const std::size_t n = data_.rows();
+  const double t = model_.temperature();
+  // Checks first: nothing about the data is computed for a refused or malformed request.
+  if (!(t > 0.0 && t <= 1.0)) {
+    throw ConfigError(fmt::format(
+        "release '{}': the tempering T = n0/n is {}, expected 0 < T ≤ 1 (n0 ≤ n)", label, t));
+  }
+  const PrivacyEvent event = dp_barker_event(noise_variance, batch, n);  // validates σ², b
+  require_allowance(label);
+  if (theta.size() != model_.dim() || theta_prime.size() != model_.dim()) {
+    throw SoftwareError(fmt::format("release '{}': θ has {} and θ′ {} components, the model {}",
+                                    label, theta.size(), theta_prime.size(), model_.dim()));
+  }
+  if (!correction) throw SoftwareError("release '" + label + "': no V_corr sampler given");
+
+  const double b = static_cast<double>(batch);
+  const double n0 = static_cast<double>(n) * t;  // nT
+  const double bound = std::sqrt(b) / n0;        // Theorem 3.3's clip: T|r| ≤ √b/n
+  const BatchSpec spec{BatchSampling::without_replacement, batch};
+  const auto idx = batches_.draw(spec, n, noise_);
+  // Σ r and Σ (r − shift)² about the first clipped ratio (no cancellation; see
+  // llr_batch_corrected).
+  double shift = 0.0, sum = 0.0, sum_sq = 0.0;
+  std::size_t clipped = 0;
+  for (std::size_t begin = 0; begin < idx.size(); begin += kBarkerBlockRows) {
+    const std::size_t count = std::min(kBarkerBlockRows, idx.size() - begin);
+    const RowBlock rows = gather(idx.subspan(begin, count));
+    auto r = scratch_.head(static_cast<Eigen::Index>(count));
+    model_.log_lik_ratio_rows(theta, theta_prime, rows, r);
+    if (r.hasNaN()) {
+      throw SoftwareError(
+          fmt::format("release '{}': model '{}' returned NaN for a row's log-likelihood ratio",
+                      label, model_.name()));
+    }
+    clipped += static_cast<std::size_t>((r.array().abs() > bound).count());
+    r = r.array().max(-bound).min(bound);
+    if (begin == 0) shift = r[0];
+    sum += (r.array() - shift).sum();
+    sum_sq += (r.array() - shift).square().sum();
+  }
+  const double a = n0 / b;  // nT/b
+  const double lambda = a * (sum + b * shift);
+  // σ_b² = (nT)²/b · (1/b)Σ(r − r̄)² = a²(Σ(r − s)² − (Σ(r − s))²/b).
+  double batch_var = a * a * std::max(0.0, sum_sq - sum * sum / b);
+  // The clip bound makes σ_b² ≤ 1 (barker_accounting.hpp); only rounding can exceed it.
+  if (!(batch_var <= 1.0 + 1e-9)) {
+    throw SoftwareError(
+        fmt::format("release '{}': batch variance σ_b² = {} exceeds 1 despite the clip bound √b/n0",
+                    label, batch_var));
+  }
+  batch_var = std::min(batch_var, 1.0);
+
+  ScalarRelease out;
+  out.sensitivity = event.sensitivity;
+  out.noise_sd = event.noise_sd;  // σ: the total test noise, public
+  out.rows = batch;
+  out.clipped = clipped;
+  log_.append(event);
+  --allowance_.at(label);
+  ++releases_;
+  const double noise = std::sqrt(noise_variance - batch_var) * noise_.normal();
+  out.value = lambda + noise + correction(noise_);
+  if (!std::isfinite(out.value)) {
+    throw SoftwareError(fmt::format("release '{}': non-finite value (λ = {})", label, lambda));
+  }
+  return out;
+}
+
+}  // namespace dpmcmc
