@@ -27,7 +27,9 @@ struct Hyperparameter {
   bool whole = false;  // a count (steps, batch size, owners)
 };
 const std::vector<Hyperparameter> kHyper = {
-    {"--step-size", "step_size", "hmc, dp-hmc, dp-sgld, dp-sgnht: step size eta"},
+    {"--step-size", "step_size",
+     "hmc, dp-hmc: leapfrog step size eta; dp-sgld, dp-sgnht: the DP HMC paper's per-row step "
+     "(the update uses eta/n)"},
     {"--steps", "steps", "hmc, dp-hmc: leapfrog steps L", true},
     {"--tau", "tau",
      "dp-penalty*: noise multiplier tau (noise sd tau n^alpha times the sensitivity; "
@@ -44,6 +46,11 @@ const std::vector<Hyperparameter> kHyper = {
     {"--clip-g", "clip_g", "dp-hmc: L2 clip bound of the per-row gradients"},
     {"--noise-variance", "noise_variance", "dp-barker: total noise variance sigma^2 < pi^2/3"},
     {"--thermostat", "A", "dp-sgnht: thermostat diffusion A"},
+    {"--iteration-epsilon", "epsilon", "dp-fast-mh*: epsilon certified per iteration"},
+    {"--iteration-delta", "delta", "dp-fast-mh*: delta certified per iteration"},
+    {"--lambda", "lambda", "tunamh, dp-fast-mh*: expected batch size lambda (plus C M)"},
+    {"--max-batch", "max_batch", "dp-fast-mh: batch-size cap K before the full-batch fallback",
+     true},
 };
 
 struct SampleArgs {

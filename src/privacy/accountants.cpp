@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "privacy/advanced_gaussian_accountant.hpp"
+#include "privacy/barker_accounting.hpp"
 #include "privacy/classical_accountant.hpp"
 #include "privacy/event_checks.hpp"
 #include "privacy/gaussian_pld.hpp"
@@ -48,6 +49,10 @@ std::vector<AccountantEntry> builtin_accountants() {
        }},
       {"rdp", "Rényi DP over an order grid with continuous refinement (upper bound)",
        [](const AccountantOptions& o) { return make_rdp_accountant(o); }},
+      {"barker-rdp",
+       "DP Barker's test, 002 Theorem 3.3 (RDP at integer orders, Theorem 2.5 conversion; "
+       "upper bound)",
+       plain<BarkerRdpAccountant>()},
   };
 }
 

@@ -247,18 +247,4 @@ std::unique_ptr<PrivacyProfile> BarkerRdpAccountant::compose(
   return std::make_unique<BarkerProfile>(std::move(total));
 }
 
-void register_barker_accountant() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    for (const auto& name : accountant_names())
-      if (name == "barker-rdp") return;
-    register_accountant({"barker-rdp",
-                         "DP Barker, 002 Theorem 3.3 (RDP at integer orders, Theorem 2.5 "
-                         "conversion; upper bound)",
-                         [](const AccountantOptions&) -> std::unique_ptr<Accountant> {
-                           return std::make_unique<BarkerRdpAccountant>();
-                         }});
-  });
-}
-
 }  // namespace dpmcmc

@@ -41,7 +41,7 @@
 //   * sensitivity = 2/√b (|Δλ|) and noise_sd = σ (√ of the noise variance), from which the
 //     "barker-rdp" accountant below recovers b and σ² and composes Theorem 3.3 in RDP.
 // The planner then picks "barker-rdp" (it allows far more iterations than the classical route).
-// The accountant must be registered (register_barker_accountant) before a run plans.
+// "barker-rdp" is one of the built-in accountants (accountants.cpp).
 #pragma once
 
 #include <cstddef>
@@ -115,8 +115,5 @@ class BarkerRdpAccountant final : public Accountant {
   bool supports(const PrivacyEvent& event) const override;
   std::unique_ptr<PrivacyProfile> compose(std::span<const PrivacyEvent> events) const override;
 };
-
-// Adds "barker-rdp" to the accountant registry once (thread-safe, idempotent).
-void register_barker_accountant();
 
 }  // namespace dpmcmc

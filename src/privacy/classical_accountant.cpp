@@ -34,15 +34,20 @@ std::unique_ptr<PrivacyProfile> ClassicalAccountant::compose(
   check_single_relation(events, name());
   ApproxDpSums sums;
   std::uint64_t total = 0;
-  bool homogeneous = true;
+  double max_epsilon = 0.0, max_delta = 0.0;
   for (const PrivacyEvent& e : events) {
     sums.add(e.epsilon, e.delta, e.count);
-    homogeneous = homogeneous && e.epsilon == events[0].epsilon && e.delta == events[0].delta;
+    max_epsilon = std::max(max_epsilon, e.epsilon);
+    max_delta = std::max(max_delta, e.delta);
     total = (total > UINT64_MAX - e.count) ? UINT64_MAX : total + e.count;
   }
+  // Every event is also (max ε, max δ)-DP, so the optimal composition of `total` such mechanisms
+  // bounds a heterogeneous list too (exact when the list is homogeneous). A log of mostly
+  // worst-case events with a few cheaper ones (DP-Fast MH's branches) keeps the optimal bound the
+  // planner used instead of falling back to advanced composition.
   std::optional<OptimalHomogeneousComposition> optimal;
-  if (!events.empty() && homogeneous && total <= kOptimalCompositionMaxK)
-    optimal.emplace(events[0].epsilon, events[0].delta, total);
+  if (!events.empty() && total <= kOptimalCompositionMaxK)
+    optimal.emplace(max_epsilon, max_delta, total);
   return std::make_unique<ClassicalProfile>(sums, std::move(optimal));
 }
 

@@ -2,8 +2,10 @@
 // guarantee (Mechanism::approximate_dp, e.g. DP-Fast MH's per-iteration certificate). Its answer
 // is a certified upper bound:
 //   - always: the better of basic and advanced composition (composition.hpp);
-//   - when all events carry the same (ε, δ) and the total count is at most
-//     kOptimalCompositionMaxK: also the exact optimal composition of Kairouz, Oh and Viswanath,
+//   - when the total count is at most
+//     kOptimalCompositionMaxK: also the optimal composition of Kairouz, Oh and Viswanath of that
+//     many (max ε, max δ) mechanisms (exact for a homogeneous list; every event is also
+//     (max ε, max δ)-DP, so it bounds a heterogeneous one),
 //     which is never worse.
 #pragma once
 
@@ -18,7 +20,7 @@ namespace dpmcmc {
 
 class ClassicalProfile final : public PrivacyProfile {
  public:
-  // `sums` over all events; `optimal` set for a homogeneous composition.
+  // `sums` over all events; `optimal` over the count at the largest (ε, δ).
   ClassicalProfile(ApproxDpSums sums, std::optional<OptimalHomogeneousComposition> optimal);
   double epsilon(double delta) const override;
   double delta(double epsilon) const override;

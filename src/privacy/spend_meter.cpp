@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "privacy/budget.hpp"
+#include "privacy/composition.hpp"
 #include "privacy/gaussian_pld.hpp"
 #include "privacy/rdp_accountant.hpp"
 #include "privacy/rdp_conversion.hpp"
@@ -22,6 +23,17 @@ double SpendMeter::epsilon(const EventLog& log) {
     plain = plain && classify_gaussian_release(e) == GaussianRelease::plain;
   }
   if (plain) return gaussian_pld_epsilon(gaussian_pld_mu(events), delta_);
+  bool approximate = true;
+  for (const auto& e : events)
+    approximate = approximate && e.mechanism == Mechanism::approximate_dp;
+  if (approximate) {
+    // Releases known by an (ε, δ) certificate (DP-Fast MH, DP Barker): the better of basic and
+    // advanced composition, O(1) from running sums (the report adds the optimal composition and
+    // the samplers' own accountants).
+    ApproxDpSums sums;
+    for (const auto& e : events) sums.add(e.epsilon, e.delta, e.count);
+    return composed_epsilon_basic_advanced(sums, delta_);
+  }
 
   std::vector<double> total(orders_.size(), 0.0);
   for (const auto& e : events) {

@@ -4,6 +4,8 @@
 //   * Otherwise (subsampled releases): RDP at the default order grid without refinement, each
 //     distinct release's curve computed once and cached, then scaled by its count (RDP composes
 //     additively). A certified upper bound, usually a little above the run's tightest figure.
+//   * Only (ε, δ)-certified releases (approximate_dp: DP-Fast MH, DP Barker): the better of basic
+//     and advanced composition of the certificates (composition.hpp), from running sums.
 // The run's certified total, with every accountant, is in the report; this column is a progress
 // gauge of one chain.
 #pragma once

@@ -22,7 +22,6 @@ PrivateSamplerSetup setup_dp_barker(const std::string& sampler, const nlohmann::
         "sampler '{}': the model's tempering T = n0/n is {} (n0 = {} for n = {}), expected n0 ≤ n",
         sampler, t, t * static_cast<double>(n), n));
   }
-  register_barker_accountant();
   PrivateSamplerSetup setup;
   setup.per_iteration = dp_barker_template(c.noise_variance, c.batch, n);
   setup.make_kernel = [&model, c](std::unique_ptr<PrivateData> data) {

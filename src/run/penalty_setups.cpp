@@ -23,20 +23,40 @@ PenaltyProposal penalty_proposal(const std::string& sampler) {
   return PenaltyProposal::full;
 }
 
-}  // namespace
-
-PrivateSamplerSetup setup_dp_penalty(const std::string& sampler, const nlohmann::json& params,
-                                     const Model& model, std::size_t n) {
+DpPenaltyConfig penalty_config(const std::string& sampler, const nlohmann::json& params,
+                               const Model& model) {
   DpPenaltyConfig c;
   c.scale = vector_param(params, sampler, "proposal_sd", model.dim());
   c.tau = number_param(params, sampler, "tau");
   c.clip = number_param(params, sampler, "clip");
   c.alpha = number_param(params, sampler, "alpha", 0.5);
   c.proposal = penalty_proposal(sampler);
+  return c;
+}
+
+}  // namespace
+
+PrivateSamplerSetup setup_dp_penalty(const std::string& sampler, const nlohmann::json& params,
+                                     const Model& model, std::size_t n) {
+  const DpPenaltyConfig c = penalty_config(sampler, params, model);
   PrivateSamplerSetup setup;
   setup.per_iteration = dp_penalty_template(c.tau, static_cast<double>(n), c.alpha);
   setup.make_kernel = [&model, c](std::unique_ptr<PrivateData> data) {
     return std::make_unique<DpPenaltyKernel>(model, std::move(data), c);
+  };
+  return setup;
+}
+
+PrivateSamplerSetup setup_dp_penalty_shared(const std::string& sampler,
+                                            const nlohmann::json& params, const Model& model,
+                                            std::size_t n) {
+  PrivateSamplerSetup setup = setup_dp_penalty(sampler, params, model, n);
+  setup.owners = count_param(params, sampler, "owners");
+  // Every owner releases with the multiplier τn^α of the whole data (the same σ as one holder of
+  // all n rows), so each owner's per-iteration template is the single-owner one.
+  const DpPenaltyConfig c = penalty_config(sampler, params, model);
+  setup.make_group_kernel = [&model, c](std::unique_ptr<DataOwner> group) {
+    return std::make_unique<DpPenaltyKernel>(model, std::move(group), c);
   };
   return setup;
 }

@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "data/dataset.hpp"
 #include "models/model.hpp"
+#include "privacy/data_owner.hpp"
 #include "privacy/privacy_event.hpp"
 #include "privacy/private_data.hpp"
 #include "samplers/private_kernel.hpp"
@@ -22,8 +24,14 @@
 namespace dpmcmc {
 
 struct PrivateSamplerSetup {
-  std::vector<PrivacyEvent> per_iteration;  // releases of one iteration (normalised, Δ = 1)
+  // Releases of one iteration (normalised, Δ = 1). With several data owners: of each owner.
+  std::vector<PrivacyEvent> per_iteration;
   std::function<std::unique_ptr<PrivateKernel>(std::unique_ptr<PrivateData>)> make_kernel;
+  // Data sharing (004_14fb110475802c51.txt, Algorithm 2): the rows are split among `owners`
+  // parties, each with its own PrivateData, noise stream and event log, joined in an OwnerGroup
+  // that make_group_kernel receives instead of make_kernel's single PrivateData.
+  std::size_t owners = 1;
+  std::function<std::unique_ptr<PrivateKernel>(std::unique_ptr<DataOwner>)> make_group_kernel;
 };
 
 // Builds the setup from the sampler's parameters (sampler_params.hpp), the model and the public
@@ -48,9 +56,16 @@ const PrivateSamplerEntry* find_private_sampler(const std::string& name);
 ReleaseAllowance allowance_for(const std::vector<PrivacyEvent>& per_iteration,
                                std::uint64_t iterations);
 
+// The rows of owner i of `owners` (contiguous blocks, sizes differing by at most one).
+// ConfigError naming --owners unless 1 ≤ owners ≤ n.
+std::vector<Dataset> owner_shards(const Dataset& data, std::size_t owners);
+
 // Setup functions, one per family (penalty_setups.cpp, …).
 PrivateSamplerSetup setup_dp_penalty(const std::string& sampler, const nlohmann::json& params,
                                      const Model& model, std::size_t n);
+PrivateSamplerSetup setup_dp_penalty_shared(const std::string& sampler,
+                                            const nlohmann::json& params, const Model& model,
+                                            std::size_t n);
 PrivateSamplerSetup setup_dp_penalty_expfam(const std::string& sampler,
                                             const nlohmann::json& params, const Model& model,
                                             std::size_t n);

@@ -10,6 +10,7 @@
 #include "diagnostics/sample_error.hpp"
 #include "io/run_report.hpp"
 #include "models/logistic_regression.hpp"
+#include "privacy/owner_group.hpp"
 #include "privacy/private_data.hpp"
 #include "privacy/spend_meter.hpp"
 #include "run/csv_draw_sink.hpp"
@@ -22,6 +23,9 @@ namespace dpmcmc {
 namespace {
 
 using nlohmann::json;
+
+// The most draws the MMD is computed from (its cost is quadratic in their number).
+constexpr Eigen::Index kMaxMmdDraws = 5000;
 
 KernelFactory kernel_factory(const std::string& sampler, const json& params, const Model& model,
                              const Dataset& data) {
@@ -41,6 +45,29 @@ KernelFactory kernel_factory(const std::string& sampler, const json& params, con
   }
   throw UsageError(fmt::format("--sampler: unknown sampler '{}'; available: {}", sampler,
                                fmt::join(sampler_names(), ", ")));
+}
+
+// The privacy section of the report: planned vs recorded for owner 1 (the whole data set unless
+// it is shared), and with several owners one entry per owner — its rows and its recorded spend by
+// the accountant that certified the plan (each owner's guarantee is about its own rows).
+json owners_privacy_report(const PrivateRunPlan& plan, const std::vector<EventLog>& per_owner,
+                           const std::vector<Dataset>& shards) {
+  json report = privacy_report(plan, per_owner.empty() ? EventLog{} : per_owner.front());
+  if (shards.empty()) return report;
+  json owners = json::array();
+  for (std::size_t i = 0; i < per_owner.size(); ++i) {
+    owners.push_back({{"owner", i + 1},
+                      {"rows", shards[i].rows()},
+                      {"releases", per_owner[i].releases()},
+                      {"recorded_epsilon", json_number(composed_epsilon(
+                                               plan.tightest.best.accountant, per_owner[i].events(),
+                                               plan.budget.delta, plan.options))}});
+  }
+  report["owners"] = owners;
+  report["note_owners"] =
+      "data sharing (004 Algorithm 2): each owner adds its own noise with the single-owner sigma, "
+      "so each owner's rows have the planned guarantee against all other parties";
+  return report;
 }
 
 std::vector<std::string> kernel_columns(const KernelFactory& factory) {
@@ -84,7 +111,9 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   RunConfig run = spec.run;
   SampleOutcome out;
   KernelFactory factory;
-  std::vector<EventLog> logs(static_cast<std::size_t>(run.chains));
+  // Event logs per chain and data owner (one owner unless the sampler shares the data).
+  std::vector<std::vector<EventLog>> logs(static_cast<std::size_t>(run.chains));
+  std::vector<Dataset> shards;
   if (const PrivateSamplerEntry* entry = find_private_sampler(spec.sampler)) {
     if (!spec.epsilon)
       throw UsageError(fmt::format("--epsilon: sampler '{}' is private and needs a privacy budget",
@@ -113,17 +142,34 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     for (const auto k : out.plan->split.per_chain) {
       allowances.push_back(allowance_for(setup.per_iteration, k));
     }
-    factory = [&model, &data, &logs, setup = std::move(setup), allowances, noise_seed,
+    const std::size_t owners = setup.owners;
+    if (owners > 1) shards = owner_shards(data, owners);
+    for (auto& chain_logs : logs) chain_logs.resize(owners);
+    factory = [&model, &data, &logs, &shards, setup = std::move(setup), allowances, noise_seed,
                delta = budget.delta,
                first = run.first_chain](int chain) -> std::unique_ptr<Kernel> {
       const auto index = static_cast<std::size_t>(chain - first);
-      auto kernel = setup.make_kernel(std::make_unique<PrivateData>(
-          *model, data, make_noise_rng(noise_seed, static_cast<std::uint64_t>(chain)), logs[index],
-          allowances[index]));
-      // eps_spent__: ε(δ) of this chain's own releases so far (privacy/spend_meter.hpp); the
-      // run's certified total is in the report.
+      std::unique_ptr<PrivateKernel> kernel;
+      if (shards.empty()) {
+        kernel = setup.make_kernel(std::make_unique<PrivateData>(
+            *model, data, make_noise_rng(noise_seed, static_cast<std::uint64_t>(chain)),
+            logs[index][0], allowances[index]));
+      } else {
+        // Owner i's noise stream is keyed by (seed, chain + i·2³²): chain ids stay below 2³², so
+        // no two parties of a run share a stream (owner 0's is the single-owner stream).
+        std::vector<std::unique_ptr<DataOwner>> parties;
+        for (std::size_t i = 0; i < shards.size(); ++i) {
+          const std::uint64_t key = static_cast<std::uint64_t>(chain) + (std::uint64_t{i} << 32);
+          parties.push_back(std::make_unique<PrivateData>(*model, shards[i],
+                                                          make_noise_rng(noise_seed, key),
+                                                          logs[index][i], allowances[index]));
+        }
+        kernel = setup.make_group_kernel(std::make_unique<OwnerGroup>(std::move(parties)));
+      }
+      // eps_spent__: ε(δ) of this chain's own releases so far (privacy/spend_meter.hpp), as seen
+      // by owner 1 (every owner makes the same releases); the run's total is in the report.
       auto meter = std::make_shared<SpendMeter>(delta);
-      const EventLog* log = &logs[index];
+      const EventLog* log = &logs[index][0];
       kernel->set_spend_callback([meter, log](std::uint64_t) { return meter->epsilon(*log); });
       return kernel;
     };
@@ -174,7 +220,13 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
 
   Stopwatch clock;
   out.run = run_chains(factory, model->param_names(), run, callbacks);
-  for (const auto& log : logs) out.recorded.merge(log);
+  // The spend of the run as owner 1 sees it (the only owner unless the data are shared), and of
+  // every owner separately: each owner's guarantee concerns its own rows.
+  std::vector<EventLog> per_owner(logs.empty() ? 0 : logs.front().size());
+  for (const auto& chain_logs : logs) {
+    for (std::size_t i = 0; i < chain_logs.size(); ++i) per_owner[i].merge(chain_logs[i]);
+  }
+  if (!per_owner.empty()) out.recorded = per_owner.front();
   out.draw_files = files;
   Timings timings;
   timings.add("sampling", clock.seconds());
@@ -213,7 +265,15 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
       Rng exact_rng = make_rng(data_seed, 0, Stream::exact);
       const Mat reference = model->sample_posterior(data, spec.reference_draws, exact_rng);
       Rng mmd_rng = make_rng(run.seed, 0, Stream::exact);
-      out.mmd = mmd(pooled, reference, mmd_rng);
+      // The unbiased MMD² is quadratic in the number of draws: beyond kMaxMmdDraws the pooled
+      // draws are thinned evenly (a long stochastic-gradient run keeps 10⁶ draws).
+      const Eigen::Index kept = pooled.rows();
+      const Eigen::Index stride = (kept + kMaxMmdDraws - 1) / kMaxMmdDraws;
+      const Mat mmd_draws =
+          stride <= 1 ? pooled
+                      : Mat(pooled(Eigen::seq(0, kept - 1, stride), Eigen::all));
+      out.mmd = mmd(mmd_draws, reference, mmd_rng);
+      accuracy["mmd_draws"] = mmd_draws.rows();
       out.mean_error = mean_error(pooled, reference);
       accuracy["reference"] = fmt::format("{} exact posterior draws", spec.reference_draws);
       accuracy["mmd"] = json_number(out.mmd->mmd);
@@ -277,7 +337,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
         {"init_spread", json_number(run.init.spread)}}},
       // Non-private baselines release nothing under a privacy guarantee: the report says so
       // rather than leaving the field out.
-      {"privacy", out.plan ? privacy_report(*out.plan, out.recorded)
+      {"privacy", out.plan ? owners_privacy_report(*out.plan, per_owner, shards)
                            : json{{"private", false},
                                   {"note", "non-private sampler: no (epsilon, delta) guarantee"}}},
       {"chains", chains_json},

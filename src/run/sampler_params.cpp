@@ -23,7 +23,13 @@ std::string option_of(std::string key) {
 }  // namespace
 
 json sampler_params(const Preset& preset, const std::string& sampler, const json& overrides) {
-  const std::string key = sampler == "dp-penalty-gwmh" ? "dp-penalty-ocu" : sampler;
+  // OCU and GWMH share the thesis' "OCU+GWMH" defaults; the data-sharing penalty starts from
+  // the plain penalty's (004_14fb110475802c51.txt: same σ per owner).
+  std::string key = sampler;
+  if (sampler == "dp-penalty-gwmh") key = "dp-penalty-ocu";
+  if (sampler == "dp-penalty-minibatch-gwmh") key = "dp-penalty-minibatch-ocu";
+  if (sampler == "dp-penalty-shared") key = "dp-penalty";
+  if (sampler == "dp-fast-mh-full") key = "dp-fast-mh";
   json params = preset.samplers.contains(key) ? preset.samplers.at(key) : json::object();
   for (const auto& [k, v] : overrides.items()) params[k] = v;
   params.erase("source");

@@ -53,12 +53,12 @@ double penalty_expected_acceptance(double r, double sigma) {
   return std::exp(log_normal_cdf(a - h)) + std::exp(r + log_normal_cdf(-a - h));
 }
 
-DpPenaltyKernel::DpPenaltyKernel(const Model& model, PrivateData& data, DpPenaltyConfig config)
+DpPenaltyKernel::DpPenaltyKernel(const Model& model, DataOwner& data, DpPenaltyConfig config)
     : PrivateKernel(data, {{kLabel, 1}}), model_(model), config_(std::move(config)) {
   setup();
 }
 
-DpPenaltyKernel::DpPenaltyKernel(const Model& model, std::unique_ptr<PrivateData> data,
+DpPenaltyKernel::DpPenaltyKernel(const Model& model, std::unique_ptr<DataOwner> data,
                                  DpPenaltyConfig config)
     : PrivateKernel(std::move(data), {{kLabel, 1}}), model_(model), config_(std::move(config)) {
   setup();
@@ -66,7 +66,7 @@ DpPenaltyKernel::DpPenaltyKernel(const Model& model, std::unique_ptr<PrivateData
 
 void DpPenaltyKernel::setup() {
   dim_ = model_.dim();
-  const std::size_t rows = data().rows();
+  const std::size_t rows = owner().rows();
   const std::string who = penalty_sampler_name(config_.proposal);
   require_positive(config_.tau, "tau (noise multiplier τ)", who);
   require_positive(config_.clip, "clip (bound b on each row's log-likelihood ratio per unit step)",
@@ -118,7 +118,7 @@ TransitionInfo DpPenaltyKernel::transition(Rng& rng, std::span<double> extras) {
   } else {
     // 2. The one release of the iteration.
     const ScalarRelease r =
-        data().llr_sum(theta_, proposal_, config_.clip * step_norm, multiplier_);
+        owner().llr_sum(theta_, proposal_, config_.clip * step_norm, multiplier_);
     clip_frac = static_cast<double>(r.clipped) / static_cast<double>(r.rows);
     noise_sd = r.noise_sd;
     // 3. Penalty test on released value + public prior ratio (symmetric proposal: no q term).

@@ -77,9 +77,12 @@ class DpPenaltyKernel final : public PrivateKernel {
  public:
   // Throws ConfigError naming the parameter unless τ, b, α are finite and > 0 and the scale is
   // valid (finite, > 0, size 1 or dim). `model` supplies dim and the prior only; it must outlive
-  // the kernel, and so must `data` in the borrowing form.
-  DpPenaltyKernel(const Model& model, PrivateData& data, DpPenaltyConfig config);
-  DpPenaltyKernel(const Model& model, std::unique_ptr<PrivateData> data, DpPenaltyConfig config);
+  // the kernel, and so must `data` in the borrowing form. `data` is the chain's PrivateData, or
+  // an OwnerGroup for the data-sharing penalty (004_14fb110475802c51.txt, Algorithm 2): the group
+  // answers with the sum of its owners' noisy contributions and noise sd √N·σ, so the penalty
+  // −Nσ²/2 of Algorithm 2 is this kernel's −σ²/2 with the group's σ, and n is the group's total.
+  DpPenaltyKernel(const Model& model, DataOwner& data, DpPenaltyConfig config);
+  DpPenaltyKernel(const Model& model, std::unique_ptr<DataOwner> data, DpPenaltyConfig config);
 
   std::string name() const override { return penalty_sampler_name(config_.proposal); }
   int dim() const override { return dim_; }

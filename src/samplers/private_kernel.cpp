@@ -10,23 +10,42 @@
 
 namespace dpmcmc {
 
-PrivateKernel::PrivateKernel(PrivateData& data, ReleaseAllowance per_iteration)
-    : data_(&data), per_iteration_(std::move(per_iteration)) {}
+PrivateKernel::PrivateKernel(DataOwner& owner, ReleaseAllowance per_iteration)
+    : owner_(&owner),
+      data_(dynamic_cast<PrivateData*>(&owner)),
+      per_iteration_(std::move(per_iteration)) {}
 
-PrivateKernel::PrivateKernel(std::unique_ptr<PrivateData> data, ReleaseAllowance per_iteration)
-    : owned_(std::move(data)), data_(owned_.get()), per_iteration_(std::move(per_iteration)) {
-  if (data_ == nullptr) throw SoftwareError("private kernel: no PrivateData given");
+PrivateKernel::PrivateKernel(std::unique_ptr<DataOwner> owner, ReleaseAllowance per_iteration)
+    : owned_(std::move(owner)), owner_(owned_.get()), per_iteration_(std::move(per_iteration)) {
+  if (owner_ == nullptr) throw SoftwareError("private kernel: no data owner given");
+  data_ = dynamic_cast<PrivateData*>(owner_);
+}
+
+PrivateData& PrivateKernel::data() {
+  if (data_ == nullptr) {
+    throw SoftwareError(
+        "private kernel: this sampler needs a single PrivateData, not an owner group");
+  }
+  return *data_;
+}
+
+const PrivateData& PrivateKernel::private_data() const {
+  if (data_ == nullptr) {
+    throw SoftwareError(
+        "private kernel: this sampler needs a single PrivateData, not an owner group");
+  }
+  return *data_;
 }
 
 bool PrivateKernel::exhausted() const {
   for (const auto& [label, count] : per_iteration_) {
-    if (data_->remaining(label) < count) return true;
+    if (owner_->remaining(label) < count) return true;
   }
   return false;
 }
 
 double PrivateKernel::spent() const {
-  return spend_ ? spend_(data_->releases()) : std::numeric_limits<double>::quiet_NaN();
+  return spend_ ? spend_(owner_->releases()) : std::numeric_limits<double>::quiet_NaN();
 }
 
 double PrivateKernel::start_log_prior(const Model& model, const Vec& theta0, int dim,

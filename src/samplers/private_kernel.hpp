@@ -1,9 +1,11 @@
 // The common part of every private kernel (DESIGN.md §1): it reaches the data only through its
-// chain's PrivateData, which it either borrows (the caller keeps it alive, e.g. a test or a job
-// that reads its counters) or owns; it knows which releases one of its iterations makes, so that
-// it reports exhausted() *before* an iteration whose releases the chain's allowance could not
-// cover; and it reports the chain's spend so far in the eps_spent__ column through a callback set
-// by the job (the kernel does not know the run's accountant or the other chains).
+// chain's data owner — a PrivateData, or an OwnerGroup of several owners (the data-sharing
+// penalty, 004_14fb110475802c51.txt Algorithm 2) — which it either borrows (the caller keeps it
+// alive, e.g. a test or a job that reads its counters) or owns; it knows which releases one of its
+// iterations makes, so that it reports exhausted() *before* an iteration whose releases the chain's
+// allowance could not cover; and it reports the chain's spend so far in the eps_spent__ column
+// through a callback set by the job (the kernel does not know the run's accountant or the other
+// chains).
 //
 // Private kernels also share the starting-point rule: θ0 of the right size, finite, with a finite
 // log prior density (the prior is public; the likelihood is never evaluated exactly).
@@ -15,6 +17,7 @@
 #include <string>
 
 #include "models/model.hpp"
+#include "privacy/data_owner.hpp"
 #include "privacy/private_data.hpp"
 #include "samplers/kernel.hpp"
 
@@ -30,14 +33,19 @@ class PrivateKernel : public Kernel {
   bool exhausted() const override;
 
   void set_spend_callback(SpendCallback callback) { spend_ = std::move(callback); }
-  const PrivateData& private_data() const { return *data_; }
+  // The owner as a PrivateData; SoftwareError when it is another kind of owner.
+  const PrivateData& private_data() const;
+  const DataOwner& owner() const { return *owner_; }
 
  protected:
   // `per_iteration`: the most releases of each label one transition makes.
-  PrivateKernel(PrivateData& data, ReleaseAllowance per_iteration);
-  PrivateKernel(std::unique_ptr<PrivateData> data, ReleaseAllowance per_iteration);
+  PrivateKernel(DataOwner& owner, ReleaseAllowance per_iteration);
+  PrivateKernel(std::unique_ptr<DataOwner> owner, ReleaseAllowance per_iteration);
 
-  PrivateData& data() { return *data_; }
+  // The owner's releases available to every kind of owner (llr_sum), and the whole PrivateData
+  // API for kernels that need more (SoftwareError when the owner is not a PrivateData).
+  DataOwner& owner() { return *owner_; }
+  PrivateData& data();
   const ReleaseAllowance& releases_per_iteration() const { return per_iteration_; }
   // The spend callback's value for the releases made so far; NaN when no callback is set.
   double spent() const;
@@ -46,8 +54,9 @@ class PrivateKernel : public Kernel {
                                 const std::string& who);
 
  private:
-  std::unique_ptr<PrivateData> owned_;
-  PrivateData* data_;
+  std::unique_ptr<DataOwner> owned_;
+  DataOwner* owner_;
+  PrivateData* data_;  // owner_ when it is a PrivateData, else nullptr
   ReleaseAllowance per_iteration_;
   SpendCallback spend_;
 };

@@ -154,7 +154,7 @@ PrivacyEvent adp(double eps, double delta, std::uint64_t count) {
   return e;
 }
 
-TEST(ClassicalAccountant, HomogeneousUsesOptimalHeterogeneousUsesAdvanced) {
+TEST(ClassicalAccountant, OptimalAtTheLargestEpsilonDeltaBoundsMixedLists) {
   const ClassicalAccountant accountant;
   const std::vector<PrivacyEvent> same{adp(0.05, 1e-7, 300), adp(0.05, 1e-7, 700)};
   const auto profile = accountant.compose(same);
@@ -162,12 +162,22 @@ TEST(ClassicalAccountant, HomogeneousUsesOptimalHeterogeneousUsesAdvanced) {
   EXPECT_DOUBLE_EQ(profile->epsilon(1e-3), kov.epsilon(1e-3));
   EXPECT_TRUE(dynamic_cast<const ClassicalProfile&>(*profile).uses_optimal_composition());
 
+  // A mixed list: the better of advanced composition of the actual (εᵢ, δᵢ) and the optimal
+  // composition of 1000 mechanisms at (max ε, max δ) = (0.1, 1e-7).
   const std::vector<PrivacyEvent> mixed{adp(0.05, 1e-7, 300), adp(0.1, 0.0, 700)};
   const auto p2 = accountant.compose(mixed);
   ApproxDpSums sums;
   sums.add(0.05, 1e-7, 300);
   sums.add(0.1, 0.0, 700);
-  EXPECT_DOUBLE_EQ(p2->epsilon(1e-3), composed_epsilon_basic_advanced(sums, 1e-3));
+  const OptimalHomogeneousComposition worst(0.1, 1e-7, 1000);
+  EXPECT_DOUBLE_EQ(p2->epsilon(1e-3), std::min(composed_epsilon_basic_advanced(sums, 1e-3),
+                                               worst.epsilon(1e-3)));
+  // A log of worst-case events plus a few cheaper ones never costs more than the all-worst-case
+  // plan (DP-Fast MH records cheaper (0, δ) events on its free branch).
+  const std::vector<PrivacyEvent> planned{adp(0.05, 1e-7, 1000)};
+  const std::vector<PrivacyEvent> recorded{adp(0.05, 1e-7, 990), adp(0.0, 1e-8, 10)};
+  EXPECT_LE(accountant.compose(recorded)->epsilon(1e-3),
+            accountant.compose(planned)->epsilon(1e-3));
   // Certified ε is monotone: decreasing in δ, increasing in compositions.
   double previous = INFINITY;
   for (double delta : {1e-5, 1e-4, 1e-3, 1e-2}) {

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
+#include "privacy/composition.hpp"
 #include "privacy/gaussian_pld.hpp"
 #include "privacy/rdp_accountant.hpp"
 #include "test_events.hpp"
@@ -51,6 +54,21 @@ TEST(SpendMeter, SubsampledMatchesRdpAccountantWithoutRefinement) {
   poisson.append(subsampled_event(Sampling::poisson, 0.02, 0.9, 1000));
   const double expected = rdp.compose(poisson.events())->epsilon(1e-6);
   EXPECT_NEAR(meter.epsilon(poisson), expected, 1e-12 * expected);
+}
+
+// (ε, δ)-certified releases: basic/advanced composition of the certificates, written out.
+TEST(SpendMeter, ApproximateDpByAdvancedComposition) {
+  PrivacyEvent e;
+  e.mechanism = Mechanism::approximate_dp;
+  e.epsilon = 0.05;
+  e.delta = 1e-9;
+  e.count = 500;
+  EventLog log;
+  log.append(e);
+  SpendMeter meter(1e-5);
+  const double expected =
+      std::min(500 * 0.05, advanced_composition_epsilon(0.05, 500, 1e-5 - 500 * 1e-9));
+  EXPECT_NEAR(meter.epsilon(log), expected, 1e-12 * expected);
 }
 
 TEST(SpendMeter, RefusesBadDelta) {
