@@ -139,6 +139,8 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   row.set("grad_clip_frac", finite(column_mean(out.run, {"grad_clip_frac__"})));
   if (wants(spec, "mmd") && out.mmd) row.set("mmd", finite(out.mmd->mmd));
   if (wants(spec, "mean_error") && out.mean_error) row.set("mean_error", finite(*out.mean_error));
+  if (wants(spec, "test_accuracy") && out.test_accuracy)
+    row.set("test_accuracy", finite(*out.test_accuracy));
   const json& accuracy = out.report["accuracy"];
   if (wants(spec, "cov_error") && accuracy.contains("cov_error") &&
       accuracy["cov_error"].is_number())

@@ -37,7 +37,8 @@ const std::vector<std::string> kProfileKeys = {
 // Keys that only mean something when sampling.
 const std::vector<std::string> kSampleOnlyKeys = {
     "repeats", "chains", "iterations", "init", "metrics", "warmup_fraction", "reference_draws"};
-const std::vector<std::string> kMetrics = {"mmd", "mean_error", "cov_error", "rhat"};
+const std::vector<std::string> kMetrics = {"mmd", "mean_error", "cov_error", "test_accuracy",
+                                           "rhat"};
 
 // Hyperparameters each sampler reads (run/sample_job.cpp, run/penalty_setups.cpp); the keys of
 // the presets' defaults are added to these, so a sampler registered later is covered by its

@@ -117,7 +117,10 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
     std::vector<std::string> order;
     for (const auto& g : s.sample) {
       if (g.model != model || g.accuracy.count == 0) continue;
-      p.ylabel = (g.metric == "mmd" ? "MMD" : "mean error") + std::string(" (median, IQR)");
+      p.ylabel = (g.metric == "mmd"             ? std::string("MMD")
+                  : g.metric == "test_accuracy" ? std::string("test accuracy")
+                                                : std::string("mean error")) +
+                 " (median, IQR)";
       ymin = std::min(ymin, g.accuracy.q25);
       if (g.epsilon) {
         lo = std::min(lo, *g.epsilon);

@@ -19,9 +19,10 @@ const std::string kNa = "NA";
 // Columns holding real numbers (or NA) and columns holding unsigned integers (or NA); the rest
 // are words. Validated on reading so that the report never meets a malformed number.
 const std::set<std::string>& real_columns() {
-  static const std::set<std::string> s = {
-      "epsilon",    "delta",     "acceptance_rate", "llr_clip_frac",     "grad_clip_frac", "mmd",
-      "mean_error", "cov_error", "max_rhat",        "certified_epsilon", "wall_seconds"};
+  static const std::set<std::string> s = {"epsilon",           "delta",          "acceptance_rate",
+                                          "llr_clip_frac",     "grad_clip_frac", "mmd",
+                                          "mean_error",        "cov_error",      "max_rhat",
+                                          "certified_epsilon", "wall_seconds",   "test_accuracy"};
   return s;
 }
 const std::set<std::string>& integer_columns() {
@@ -77,6 +78,7 @@ const std::vector<std::string>& results_columns() {
                                                    "mmd",
                                                    "mean_error",
                                                    "cov_error",
+                                                   "test_accuracy",
                                                    "max_rhat",
                                                    "certified_epsilon",
                                                    "wall_seconds",

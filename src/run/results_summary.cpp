@@ -57,9 +57,13 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
   out.rows = results.rows.size();
   std::vector<std::string> models, samplers, accountants;
   // Which metric each model uses: MMD if any row of the model has one.
-  std::set<std::string> has_mmd;
+  // Else the posterior predictive's test accuracy when the model has public held-out rows, else
+  // the distance of the mean.
+  std::set<std::string> has_mmd, has_accuracy;
   for (const auto& r : results.rows) {
-    if (r.text("kind") == "sample" && r.number("mmd", file)) has_mmd.insert(r.text("model"));
+    if (r.text("kind") != "sample") continue;
+    if (r.number("mmd", file)) has_mmd.insert(r.text("model"));
+    if (r.number("test_accuracy", file)) has_accuracy.insert(r.text("model"));
   }
 
   struct Collect {
@@ -92,7 +96,9 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
     c.g.model = r.text("model");
     c.g.sampler = r.text("sampler");
     c.g.epsilon = eps;
-    c.g.metric = has_mmd.count(c.g.model) ? "mmd" : "mean_error";
+    c.g.metric = has_mmd.count(c.g.model)        ? "mmd"
+                 : has_accuracy.count(c.g.model) ? "test_accuracy"
+                                                 : "mean_error";
     if (r.text("status") != "completed") {
       if (c.g.errors++ == 0) c.g.first_error = r.text("message");
       continue;
@@ -125,7 +131,8 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
 
 std::vector<std::string> reading_of(const ResultsSummary& summary) {
   std::vector<std::string> lines;
-  // Lowest median metric per (model, ε) among the private samplers.
+  // Best median metric per (model, ε) among the private samplers: the lowest MMD or mean error,
+  // the highest test accuracy.
   std::map<std::pair<std::string, double>, std::vector<const SampleGroup*>> by_eps;
   std::vector<std::pair<std::string, double>> order;
   for (const auto& g : summary.sample) {
@@ -136,14 +143,17 @@ std::vector<std::string> reading_of(const ResultsSummary& summary) {
   }
   for (const auto& key : order) {
     auto gs = by_eps[key];
-    std::stable_sort(gs.begin(), gs.end(), [](const SampleGroup* a, const SampleGroup* b) {
-      return a->accuracy.median < b->accuracy.median;
+    const bool higher_is_better = gs.front()->metric == "test_accuracy";
+    std::stable_sort(gs.begin(), gs.end(), [&](const SampleGroup* a, const SampleGroup* b) {
+      return higher_is_better ? a->accuracy.median > b->accuracy.median
+                              : a->accuracy.median < b->accuracy.median;
     });
     const SampleGroup& best = *gs.front();
     std::string line = fmt::format(
-        "{}, ε = {}: {} has the lowest median {} ({}, interquartile range {}–{}, {} runs)",
-        key.first, format_number(key.second), best.sampler, best.metric, show(best.accuracy.median),
-        show(best.accuracy.q25), show(best.accuracy.q75), best.accuracy.count);
+        "{}, ε = {}: {} has the {} median {} ({}, interquartile range {}–{}, {} runs)", key.first,
+        format_number(key.second), best.sampler, higher_is_better ? "highest" : "lowest",
+        best.metric, show(best.accuracy.median), show(best.accuracy.q25), show(best.accuracy.q75),
+        best.accuracy.count);
     if (gs.size() > 1) {
       line += fmt::format("; next {} ({})", gs[1]->sampler, show(gs[1]->accuracy.median));
     }

@@ -235,7 +235,7 @@ TEST(ExperimentReport, BadCsvNamesFileLineAndColumn) {
   bad_mmd.replace(bad_mmd.find("0.1"), 3, "abc");
   expect_data_error(h + good + bad_mmd,
                     ":3: column 'mmd': expected a finite number or NA, got 'abc'");
-  expect_data_error(h + "sample,m,s\n", ":2: expected 26 cells");
+  expect_data_error(h + "sample,m,s\n", ":2: expected 27 cells");
   std::string bad_status = good;
   bad_status.replace(bad_status.find("completed"), 9, "done");
   expect_data_error(h + bad_status, ":2: column 'status'");
