@@ -194,9 +194,10 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--model", a->model, "Model preset (see `dpmcmc models`)")->capture_default_str();
   std::vector<std::string> private_names;
   for (const auto& e : private_samplers()) private_names.push_back(e.name);
-  cmd->add_option("--sampler", a->sampler,
-                  fmt::format("Sampler: rwmh, hmc (non-private); {} (private: need --epsilon)",
-                              fmt::join(private_names, ", ")))
+  cmd->add_option(
+         "--sampler", a->sampler,
+         fmt::format("Sampler: rwmh, hmc, tunamh (non-private); {} (private: need --epsilon)",
+                     fmt::join(private_names, ", ")))
       ->capture_default_str();
   cmd->add_option("--data", a->data,
                   "CSV data file (header + numeric rows); default: the preset's synthetic data");

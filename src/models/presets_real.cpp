@@ -53,6 +53,11 @@ void add_real_data_presets(std::vector<Preset>& all) {
   p.samplers = {
       {"rwmh",
        {{"proposal_sd", 0.12}, {"source", "our choice: acceptance ~ 0.3 (0.70 at sd 0.05)"}}},
+      // TunaMH needs a per-row bound: c_i = ‖x_i‖ ≤ 1 (models/logistic_regression.hpp).
+      {"tunamh",
+       {{"proposal_sd", 0.02},
+        {"lambda", 10.0},
+        {"source", "003_d4664856a36907c9.txt Section 6 (lambda 10); proposal sd our choice"}}},
       {"hmc",
        {{"step_size", 0.07},
         {"steps", 10},

@@ -18,6 +18,7 @@
 #include "run/sampler_params.hpp"
 #include "samplers/hmc.hpp"
 #include "samplers/rwmh.hpp"
+#include "samplers/tunamh.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -42,6 +43,12 @@ KernelFactory kernel_factory(const std::string& sampler, const json& params, con
     if (params.contains("mass")) config.mass = vector_param(params, sampler, "mass", d);
     if (params.value("randomized_step_size", false)) config.jitter = StepJitter::halton;
     return [&model, &data, config](int) { return make_hmc(model, data, config); };
+  }
+  if (sampler == "tunamh") {
+    TunaMhConfig config;
+    config.scale = vector_param(params, sampler, "proposal_sd", d);
+    config.lambda = number_param(params, sampler, "lambda", config.lambda);
+    return [&model, &data, config](int) { return make_tunamh(model, data, config); };
   }
   throw UsageError(fmt::format("--sampler: unknown sampler '{}'; available: {}", sampler,
                                fmt::join(sampler_names(), ", ")));
@@ -77,7 +84,7 @@ std::vector<std::string> kernel_columns(const KernelFactory& factory) {
 }  // namespace
 
 std::vector<std::string> sampler_names() {
-  std::vector<std::string> names = {"rwmh", "hmc"};
+  std::vector<std::string> names = {"rwmh", "hmc", "tunamh"};
   for (const auto& e : private_samplers()) names.push_back(e.name);
   return names;
 }
@@ -127,6 +134,8 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
                                    spec.warmup_fraction));
     }
     PrivateSamplerSetup setup = entry->build(spec.sampler, params, *model, data.rows());
+    // The owners' shares are checked before planning (an impossible split is an input error).
+    if (setup.owners > 1) shards = owner_shards(data, setup.owners);
     out.plan = plan_private_run(budget, setup.per_iteration, run.chains, spec.accountants);
     run.per_chain.clear();
     for (const auto k : out.plan->split.per_chain) {
@@ -143,7 +152,6 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
       allowances.push_back(allowance_for(setup.per_iteration, k));
     }
     const std::size_t owners = setup.owners;
-    if (owners > 1) shards = owner_shards(data, owners);
     for (auto& chain_logs : logs) chain_logs.resize(owners);
     factory = [&model, &data, &logs, &shards, setup = std::move(setup), allowances, noise_seed,
                delta = budget.delta,
@@ -270,8 +278,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
       const Eigen::Index kept = pooled.rows();
       const Eigen::Index stride = (kept + kMaxMmdDraws - 1) / kMaxMmdDraws;
       const Mat mmd_draws =
-          stride <= 1 ? pooled
-                      : Mat(pooled(Eigen::seq(0, kept - 1, stride), Eigen::all));
+          stride <= 1 ? pooled : Mat(pooled(Eigen::seq(0, kept - 1, stride), Eigen::all));
       out.mmd = mmd(mmd_draws, reference, mmd_rng);
       accuracy["mmd_draws"] = mmd_draws.rows();
       out.mean_error = mean_error(pooled, reference);

@@ -51,6 +51,34 @@ TEST(CliBadInput, NonPositiveValues) {
   }
 }
 
+// Counts out of range for the data: more owners or a larger batch than rows, a fractional count,
+// a missing owner count. Each message names the option and, where it matters, n.
+TEST(CliBadInput, CountsBeyondTheData) {
+  const auto dir = scratch_dir("counts");
+  const std::string base =
+      "sample --model banana-tempered-2d --n 50 --epsilon 4 --seed 1 --quiet "
+      "--out " +
+      dir.string() + " ";
+  struct Case {
+    std::string args, needle;
+    int code;
+  };
+  for (const Case& c : {Case{"--sampler dp-penalty-shared --owners 51", "--owners", 78},
+                        Case{"--sampler dp-penalty-shared", "--owners", 64},
+                        Case{"--sampler dp-penalty-shared --owners 2.5", "--owners", 64},
+                        Case{"--sampler dp-penalty-minibatch --batch 51", "batch", 78},
+                        Case{"--sampler dp-penalty-minibatch --batch 0", "--batch", 64},
+                        Case{"--sampler dp-sgld --step-size 1 --clip 1 --batch 51", "batch", 78},
+                        Case{"--sampler dp-barker --batch 5", "batch", 78}}) {
+    const auto r = run_cli(base + c.args, dir);
+    EXPECT_EQ(r.exit_code, c.code) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_EQ(r.err.find("nan"), std::string::npos) << r.err;
+  }
+  const auto r = run_cli(base + "--sampler dp-penalty-shared --owners 51", dir);
+  EXPECT_NE(r.err.find("n = 50"), std::string::npos) << r.err;
+}
+
 TEST(CliBadInput, WrongVectorLength) {
   const auto dir = scratch_dir("veclen");
   const auto r = run_cli(
