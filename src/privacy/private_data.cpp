@@ -272,26 +272,8 @@ ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& thet
   }
 
   const auto idx = batches_.draw(spec, n, noise_);
-  // Σ r and Σ r² about a shift (the first clipped ratio): Σr² − R²/b is invariant under a shift,
-  // and centring avoids the cancellation of two large nearly equal sums.
-  double shift = 0.0, sum = 0.0, sum_sq = 0.0;
-  std::size_t clipped = 0;
-  for (std::size_t begin = 0; begin < idx.size(); begin += kBlockRows) {
-    const std::size_t count = std::min(kBlockRows, idx.size() - begin);
-    const RowBlock rows = gather(idx.subspan(begin, count));
-    auto r = scratch_.head(static_cast<Eigen::Index>(count));
-    model_.log_lik_ratio_rows(theta, theta_prime, rows, r);
-    if (r.hasNaN()) {
-      throw SoftwareError(
-          fmt::format("release '{}': model '{}' returned NaN for a row's log-likelihood ratio",
-                      label, model_.name()));
-    }
-    clipped += static_cast<std::size_t>((r.array().abs() > bound).count());
-    r = r.array().max(-bound).min(bound);
-    if (begin == 0) shift = r[0];
-    sum += (r.array() - shift).sum();
-    sum_sq += (r.array() - shift).square().sum();
-  }
+  const auto [shift, sum, sum_sq, clipped] =
+      clipped_ratio_moments(theta, theta_prime, bound, idx, label);
   const double b = static_cast<double>(batch);
   const double a = static_cast<double>(n) * t / b;
   const double total = sum + b * shift;                                    // R
@@ -384,6 +366,30 @@ VectorRelease PrivateData::suff_stat(const SufficientStatistic& s, double noise_
   out.value.resize(k);
   for (int j = 0; j < k; ++j) out.value[j] = stat_sum_[j] + out.noise_sd * noise_.normal();
   return out;
+}
+
+PrivateData::RatioMoments PrivateData::clipped_ratio_moments(const Vec& theta,
+                                                             const Vec& theta_prime, double bound,
+                                                             std::span<const std::size_t> idx,
+                                                             const std::string& label) {
+  RatioMoments m;
+  for (std::size_t begin = 0; begin < idx.size(); begin += kBlockRows) {
+    const std::size_t count = std::min(kBlockRows, idx.size() - begin);
+    const RowBlock rows = gather(idx.subspan(begin, count));
+    auto r = scratch_.head(static_cast<Eigen::Index>(count));
+    model_.log_lik_ratio_rows(theta, theta_prime, rows, r);
+    if (r.hasNaN()) {
+      throw SoftwareError(
+          fmt::format("release '{}': model '{}' returned NaN for a row's log-likelihood ratio",
+                      label, model_.name()));
+    }
+    m.clipped += static_cast<std::size_t>((r.array().abs() > bound).count());
+    r = r.array().max(-bound).min(bound);
+    if (begin == 0) m.shift = r[0];
+    m.sum += (r.array() - m.shift).sum();
+    m.sum_sq += (r.array() - m.shift).square().sum();
+  }
+  return m;
 }
 
 }  // namespace dpmcmc

@@ -10,10 +10,6 @@
 
 namespace dpmcmc {
 
-namespace {
-constexpr std::size_t kBarkerBlockRows = 4096;  // as the other batch releases
-}  // namespace
-
 ScalarRelease PrivateData::llr_batch_barker(const Vec& theta, const Vec& theta_prime,
                                             double noise_variance, std::size_t batch,
                                             const std::function<double(NoiseRng&)>& correction) {
@@ -38,26 +34,8 @@ ScalarRelease PrivateData::llr_batch_barker(const Vec& theta, const Vec& theta_p
   const double bound = std::sqrt(b) / n0;        // Theorem 3.3's clip: T|r| ≤ √b/n
   const BatchSpec spec{BatchSampling::without_replacement, batch};
   const auto idx = batches_.draw(spec, n, noise_);
-  // Σ r and Σ (r − shift)² about the first clipped ratio (no cancellation; see
-  // llr_batch_corrected).
-  double shift = 0.0, sum = 0.0, sum_sq = 0.0;
-  std::size_t clipped = 0;
-  for (std::size_t begin = 0; begin < idx.size(); begin += kBarkerBlockRows) {
-    const std::size_t count = std::min(kBarkerBlockRows, idx.size() - begin);
-    const RowBlock rows = gather(idx.subspan(begin, count));
-    auto r = scratch_.head(static_cast<Eigen::Index>(count));
-    model_.log_lik_ratio_rows(theta, theta_prime, rows, r);
-    if (r.hasNaN()) {
-      throw SoftwareError(
-          fmt::format("release '{}': model '{}' returned NaN for a row's log-likelihood ratio",
-                      label, model_.name()));
-    }
-    clipped += static_cast<std::size_t>((r.array().abs() > bound).count());
-    r = r.array().max(-bound).min(bound);
-    if (begin == 0) shift = r[0];
-    sum += (r.array() - shift).sum();
-    sum_sq += (r.array() - shift).square().sum();
-  }
+  const auto [shift, sum, sum_sq, clipped] =
+      clipped_ratio_moments(theta, theta_prime, bound, idx, label);
   const double a = n0 / b;  // nT/b
   const double lambda = a * (sum + b * shift);
   // σ_b² = (nT)²/b · (1/b)Σ(r − r̄)² = a²(Σ(r − s)² − (Σ(r − s))²/b).

@@ -16,12 +16,6 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 const std::string kLabel = "llr_sum";
 
-void require_positive(double value, const char* what, const std::string& who) {
-  if (!(value > 0.0) || !std::isfinite(value)) {
-    throw ConfigError(fmt::format("{}: {} must be finite and > 0, got {}", who, what, value));
-  }
-}
-
 }  // namespace
 
 std::string penalty_sampler_name(PenaltyProposal proposal) {

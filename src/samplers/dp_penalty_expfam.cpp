@@ -17,12 +17,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 const std::string kLabel = "suff_stat";
 const std::string kName = "dp-penalty-expfam";
 
-void require_positive(double value, const char* what, const std::string& who) {
-  if (!(value > 0.0) || !std::isfinite(value)) {
-    throw ConfigError(fmt::format("{}: {} must be finite and > 0, got {}", who, what, value));
-  }
-}
-
 }  // namespace
 
 std::vector<PrivacyEvent> dp_penalty_expfam_template(double tau, double n, double alpha) {

@@ -9,6 +9,12 @@
 
 namespace dpmcmc {
 
+void require_positive(double value, const char* what, const std::string& who) {
+  if (!(value > 0.0) || !std::isfinite(value)) {
+    throw ConfigError(fmt::format("{}: {} must be finite and > 0, got {}", who, what, value));
+  }
+}
+
 namespace {
 std::string show(const Vec& v) {
   return fmt::format("({})", fmt::join(std::vector<double>(v.data(), v.data() + v.size()), ", "));

@@ -8,6 +8,9 @@
 
 namespace dpmcmc {
 
+// ConfigError "`who`: `what` must be finite and > 0, got `value`" unless value is finite and > 0.
+void require_positive(double value, const char* what, const std::string& who);
+
 // A per-component option given with size 1 (broadcast) or dim, every entry finite and > 0.
 // Throws ConfigError naming `option` otherwise.
 Vec broadcast_positive(const Vec& value, int dim, const std::string& option);
