@@ -33,9 +33,10 @@ void check_labels(const RowBlock& rows, Eigen::Index label_col) {
   if (((y == 0.0) || (y == 1.0)).all()) return;
   for (Eigen::Index i = 0; i < rows.rows(); ++i) {
     if (!(y(i) == 0.0 || y(i) == 1.0)) {
-      throw DataError(fmt::format(
-          "model '{}': row {} (1-based, of a block of {}) has label y = {}, expected 0 or 1 (column y)",
-          kName, i + 1, rows.rows(), y(i)));
+      throw DataError(
+          fmt::format("model '{}': row {} (1-based, of a block of {}) has label y = {}, expected 0 "
+                      "or 1 (column y)",
+                      kName, i + 1, rows.rows(), y(i)));
     }
   }
 }
@@ -155,7 +156,8 @@ void LogisticRegressionModel::row_bounds(const RowBlock& rows, Eigen::Ref<Vec> o
   for (Eigen::Index i = 0; i < out.size(); ++i) {
     if (!(out(i) <= p_.norm_bound)) {
       throw DataError(fmt::format(
-          "model '{}': row {} (1-based, of a block of {}) has feature norm ||x|| = {:.17g}, above the "
+          "model '{}': row {} (1-based, of a block of {}) has feature norm ||x|| = {:.17g}, above "
+          "the "
           "declared bound R = {:.17g} on which the privacy sensitivity rests; rescale the "
           "features (the Fashion-MNIST loader scales them to norm <= R)",
           kName, i + 1, rows.rows(), out(i), p_.norm_bound));

@@ -221,7 +221,7 @@ TEST(LogisticRegression, BadRowsAreRefused) {
     ADD_FAILURE() << "row above the norm bound accepted";
   } catch (const DataError& e) {
     const std::string msg = e.what();
-    EXPECT_NE(msg.find("row 2"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("row 3 (1-based"), std::string::npos) << msg;
     EXPECT_NE(msg.find("R = 1"), std::string::npos) << msg;
   }
   rows(2, 0) = 0.1;
@@ -237,7 +237,7 @@ TEST(LogisticRegression, BadRowsAreRefused) {
       ADD_FAILURE() << "label 0.5 accepted";
     } catch (const DataError& e) {
       const std::string msg = e.what();
-      EXPECT_NE(msg.find("row 1"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("row 2 (1-based"), std::string::npos) << msg;
       EXPECT_NE(msg.find("expected 0 or 1"), std::string::npos) << msg;
     }
   }
