@@ -170,8 +170,8 @@ TEST(ClassicalAccountant, OptimalAtTheLargestEpsilonDeltaBoundsMixedLists) {
   sums.add(0.05, 1e-7, 300);
   sums.add(0.1, 0.0, 700);
   const OptimalHomogeneousComposition worst(0.1, 1e-7, 1000);
-  EXPECT_DOUBLE_EQ(p2->epsilon(1e-3), std::min(composed_epsilon_basic_advanced(sums, 1e-3),
-                                               worst.epsilon(1e-3)));
+  EXPECT_DOUBLE_EQ(p2->epsilon(1e-3),
+                   std::min(composed_epsilon_basic_advanced(sums, 1e-3), worst.epsilon(1e-3)));
   // A log of worst-case events plus a few cheaper ones never costs more than the all-worst-case
   // plan (DP-Fast MH records cheaper (0, δ) events on its free branch).
   const std::vector<PrivacyEvent> planned{adp(0.05, 1e-7, 1000)};
