@@ -41,7 +41,8 @@ TEST(CliExperiment, TinySpecEndToEnd) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "kind,model,sampler,epsilon,delta,repeat,accountant,bound,n,chains,seed,data_seed,"
             "iterations_per_chain,iterations_total,acceptance_rate,llr_clip_frac,grad_clip_frac,"
-            "mmd,mean_error,cov_error,max_rhat,certified_epsilon,wall_seconds,status,message,"
+            "mmd,mean_error,cov_error,test_accuracy,max_rhat,certified_epsilon,wall_seconds,status,"
+            "message,"
             "spec_hash");
   EXPECT_EQ(count_lines(csv), 1u + 2 * 2 + 2);  // header, dp-penalty 2 ε × 2 repeats, rwmh 2
   EXPECT_EQ(csv.find(",error,"), std::string::npos) << csv;
