@@ -4,8 +4,9 @@
 // evaluated at every cell centre and normalised with log-sum-exp; the reference is the
 // piecewise-constant density equal to that value on each cell. Its moments, its draws and its
 // histograms are exact for that density, which differs from the true posterior by O(h²) in the
-// moments for cells of width h. Also: 2-d histograms and the symmetric KL divergence between two
-// histograms, DP-Fast MH's accuracy metric (003, Figure 1: 100 bins per axis).
+// moments for cells of width h. Its exact bin probabilities (histogram()) are the reference of
+// DP-Fast MH's accuracy metric, the symmetric KL of 2-d histograms (diagnostics/histogram_kl.hpp,
+// which also defines Box2d and Histogram2d).
 #pragma once
 
 #include <cstddef>
@@ -15,24 +16,10 @@
 #include "core/rng.hpp"
 #include "core/types.hpp"
 #include "data/dataset.hpp"
+#include "diagnostics/histogram_kl.hpp"
 #include "models/model.hpp"
 
 namespace dpmcmc {
-
-// The rectangle [lo1, hi1] × [lo2, hi2] of parameter space.
-struct Box2d {
-  double lo1 = 0.0, hi1 = 1.0, lo2 = 0.0, hi2 = 1.0;
-};
-
-// Bin probabilities of a bins × bins histogram over a box; prob(i, j) is the bin of θ1 in
-// [lo1 + i h1, lo1 + (i+1) h1) and θ2 in the j-th interval. prob sums to 1 over the box;
-// `outside` is the fraction of draws (or of mass) that fell outside it and was left out.
-struct Histogram2d {
-  Box2d box;
-  std::size_t bins = 0;
-  Mat prob;
-  double outside = 0.0;
-};
 
 class GridPosterior {
  public:
@@ -78,19 +65,5 @@ class GridPosterior {
   double log_normaliser_ = 0.0;
   std::optional<AliasTable> alias_;
 };
-
-// Histogram of the rows of draws (n × 2) over `box` with bins × bins bins. Draws outside the box
-// are counted in `outside` and left out of prob. ConfigError for a bad box or bins < 1;
-// DataError when draws is not n × 2 with n ≥ 1, holds a non-finite value, or no draw falls in
-// the box.
-Histogram2d histogram2d(const Eigen::Ref<const Mat>& draws, const Box2d& box, std::size_t bins);
-
-// Symmetric KL divergence KL(p‖q) + KL(q‖p) = Σ_b (p_b − q_b) log(p_b / q_b) between two
-// histograms on the same box and bins (ConfigError otherwise). Smoothing for empty bins: each
-// histogram becomes p̃_b = (p_b + s)/(1 + B s), B = bins², i.e. a mass s is added to every bin and
-// the histogram renormalised — the additive (Lidstone) estimator; s = 0 gives the plain
-// divergence, +∞ when one histogram is empty where the other is not. 003 states no smoothing;
-// values are comparable only at the same s and bins. s must be finite and ≥ 0 (ConfigError).
-double symmetric_kl(const Histogram2d& p, const Histogram2d& q, double smoothing = 1e-6);
 
 }  // namespace dpmcmc
