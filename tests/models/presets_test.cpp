@@ -11,6 +11,8 @@
 #include "model_test_util.hpp"
 #include "models/banana.hpp"
 #include "models/gaussian.hpp"
+#include "models/gaussian_mixture.hpp"
+#include "models/grid_posterior.hpp"
 #include "models/random_covariance.hpp"
 
 namespace dpmcmc {
@@ -38,6 +40,7 @@ const Expected kExpected[] = {
     {"banana-dphmc-2d", 2, 100000, "banana", 1.0},
     {"gauss-box-2d", 2, 100000, "gaussian-box", 1.0},
     {"bernoulli-beta", 1, 10000, "bernoulli-beta", 1.0},
+    {"mixture-fastmh-2d", 2, 50000, "gaussian-mixture", 1.0 / 500},  // 003 Section 6.1
     {"logistic-fashion-mnist", 50, 12000, "logistic", 1.0},
 };
 
@@ -55,7 +58,8 @@ TEST(Presets, RegistryHasDocumentedPresets) {
     EXPECT_EQ(p.dim, e.dim);
     EXPECT_EQ(p.n, e.n);
     // δ = 0.1/n in the thesis' experiments; 10⁻⁵ in DP-Fast MH's (003, Section 6).
-    EXPECT_DOUBLE_EQ(p.delta, p.load_data ? 1e-5 : 0.1 / static_cast<double>(e.n));
+    const bool fastmh = p.load_data || std::string(e.model) == "gaussian-mixture";
+    EXPECT_DOUBLE_EQ(p.delta, fastmh ? 1e-5 : 0.1 / static_cast<double>(e.n));
     const auto model = p.make_model();
     EXPECT_EQ(model->name(), e.model);
     EXPECT_EQ(model->dim(), e.dim);
@@ -66,12 +70,14 @@ TEST(Presets, RegistryHasDocumentedPresets) {
     EXPECT_EQ(model->has_exact_posterior(), !p.start_sd.has_value());
     // Every preset has defaults for the non-private baselines and its private samplers, each
     // with a source: DP penalty and DP HMC for the papers' models, the sufficient-statistic
-    // penalty for the exponential-family presets.
+    // penalty for the exponential-family presets, DP-Fast MH and TunaMH for 003's mixture.
     const bool expfam =
         std::string(e.model) == "gaussian-box" || std::string(e.model) == "bernoulli-beta";
+    const bool mixture = std::string(e.model) == "gaussian-mixture";
     const std::vector<const char*> required =
-        expfam ? std::vector<const char*>{"rwmh", "hmc", "dp-penalty-expfam"}
-               : std::vector<const char*>{"rwmh", "hmc", "dp-penalty", "dp-hmc"};
+        expfam    ? std::vector<const char*>{"rwmh", "hmc", "dp-penalty-expfam"}
+        : mixture ? std::vector<const char*>{"rwmh", "tunamh", "dp-fast-mh"}
+                  : std::vector<const char*>{"rwmh", "hmc", "dp-penalty", "dp-hmc"};
     for (const char* s : required) {
       ASSERT_TRUE(p.samplers.contains(s)) << s;
       EXPECT_TRUE(p.samplers.at(s).at("source").is_string()) << s;
@@ -181,6 +187,85 @@ TEST(Presets, StartDeviationMatchesClosedForm) {
   EXPECT_EQ(got, start_deviation(p, *model, data, 3));  // reproducible
   EXPECT_EQ(start_deviation(find_preset("circle"), *find_preset("circle").make_model(), data, 3),
             1.0);
+}
+
+// mixture-fastmh-2d (003_d4664856a36907c9.txt Section 6.1, Appendix E.1; reference-configs.md):
+// the model's settings and the sampler defaults as published.
+TEST(Presets, MixtureFastMhSettings) {
+  const Preset& p = find_preset("mixture-fastmh-2d");
+  const auto model = p.make_model();
+  const auto& m = dynamic_cast<const GaussianMixtureModel&>(*model);
+  EXPECT_DOUBLE_EQ(m.params().sigma_x2, 2.0);
+  EXPECT_DOUBLE_EQ(m.params().data_range, 3.0);  // E.1: x_i in [-3, 3]
+  EXPECT_DOUBLE_EQ(m.params().theta_bound1, 3.0);
+  EXPECT_DOUBLE_EQ(m.params().theta_bound2, 3.0);
+  // Flat prior on the box (E.1): the log prior differs by < 1e-7 between centre and corner.
+  Vec centre = Vec::Zero(2), corner = Vec::Constant(2, 2.999);
+  EXPECT_NEAR(m.log_prior(centre), m.log_prior(corner), 1e-7);
+  EXPECT_EQ(p.true_theta, (Vec(2) << 0.0, 1.0).finished());
+  const auto& f = p.sampler_defaults("dp-fast-mh");
+  EXPECT_DOUBLE_EQ(f.at("proposal_sd").get<double>(), 0.06);
+  EXPECT_DOUBLE_EQ(f.at("epsilon").get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(f.at("lambda").get<double>(), 10.0);
+  EXPECT_EQ(f.at("max_batch").get<int>(), 60);
+  EXPECT_LT(f.at("delta").get<double>(), p.delta);
+  EXPECT_DOUBLE_EQ(p.sampler_defaults("tunamh").at("proposal_sd").get<double>(), 0.06);
+  EXPECT_DOUBLE_EQ(p.sampler_defaults("tunamh").at("lambda").get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(p.experiment.at("full_batch_proposal_sd").get<double>(), 0.08);
+  EXPECT_EQ(p.experiment.at("iterations").get<int>(), 20000);
+}
+
+// The preset builds, simulates rows inside the declared range (so every row bound holds, 003
+// Assumption 1), and its exact draws (the adaptive grid: coarse 32², fine 100² around the mass)
+// have the moments of an independent brute-force grid over the whole prior box (160² cells,
+// h = 0.0375). n = 2500 rows (N·T = 5) keeps it fast. Tolerance per mean: 5 SE of 20 000
+// draws (sd/√20000) plus 0.01 for the two grids' discretisation (each density's moments are
+// within O(h²) ~ 1e-3 of the true ones); per variance: 5 SE (SE ≈ var·√(2/20000) for a
+// near-Gaussian marginal, doubled for the bimodal one) plus 0.01.
+TEST(Presets, MixtureFastMhExactDrawsMatchABruteForceGrid) {
+  const Preset& p = find_preset("mixture-fastmh-2d");
+  const auto model = p.make_model();
+  const auto& m = dynamic_cast<const GaussianMixtureModel&>(*model);
+  const Dataset data = simulate_preset(p, *model, 11, 2500);
+  EXPECT_LE(data.x.cwiseAbs().maxCoeff(), 3.0);
+  Vec bounds(data.rows());
+  EXPECT_NO_THROW(m.row_bounds(data.x, bounds));
+  ASSERT_TRUE(model->has_exact_posterior());
+  Rng rng = make_rng(12, 0, Stream::exact);
+  const Mat draws = model->sample_posterior(data, 20000, rng);
+  ASSERT_EQ(draws.rows(), 20000);
+  ASSERT_EQ(draws.cols(), 2);
+  const GridPosterior brute(*model, data, m.support(), 160, 2);
+  const Vec mean = brute.mean();
+  const Mat cov = brute.covariance();
+  const Vec dmean = draws.colwise().mean().transpose();
+  const Mat centred = draws.rowwise() - dmean.transpose();
+  const Mat dcov = centred.transpose() * centred / (draws.rows() - 1.0);
+  for (int k = 0; k < 2; ++k) {
+    const double se = std::sqrt(cov(k, k) / 20000.0);
+    EXPECT_NEAR(dmean(k), mean(k), 5 * se + 0.01) << k;
+    EXPECT_NEAR(dcov(k, k), cov(k, k), 5 * 2 * cov(k, k) * std::sqrt(2.0 / 20000) + 0.01) << k;
+  }
+  // The grid is cached: a second call reuses it (same object), also from another instance of
+  // the model; another data set gets its own.
+  const auto g1 = m.grid_reference(data);
+  EXPECT_EQ(g1.get(), m.grid_reference(data).get());
+  const auto again = p.make_model();
+  EXPECT_EQ(g1.get(), dynamic_cast<const GaussianMixtureModel&>(*again).grid_reference(data).get());
+  const Dataset other = simulate_preset(p, *model, 13, 2500);
+  EXPECT_NE(g1.get(), m.grid_reference(other).get());
+  // The fine box holds all but a negligible mass of the brute-force grid: its cells outside the
+  // box sum to < 1e-6 (the rule's bound is 32² × 1e-10 = 1.1e-7 by the coarse grid).
+  const Box2d b = m.grid_reference(data)->box();
+  double outside = 0.0;
+  const Mat& pr = brute.probabilities();
+  for (Eigen::Index i = 0; i < pr.rows(); ++i) {
+    for (Eigen::Index j = 0; j < pr.cols(); ++j) {
+      const double t1 = -3.0 + (i + 0.5) * brute.width1(), t2 = -3.0 + (j + 0.5) * brute.width2();
+      if (t1 < b.lo1 || t1 > b.hi1 || t2 < b.lo2 || t2 > b.hi2) outside += pr(i, j);
+    }
+  }
+  EXPECT_LT(outside, 1e-6);
 }
 
 // gauss-10d's covariance: deterministic, symmetric positive definite, and its eigenvalues are
