@@ -35,8 +35,9 @@ const std::vector<Hyperparameter> kHyper = {
      "dp-penalty*: noise multiplier tau (noise sd tau n^alpha times the sensitivity; "
      "minibatch: noise variance tau times the squared sensitivity)"},
     {"--clip", "clip",
-     "dp-penalty*: clip bound b: each row's log-likelihood ratio to +-b|theta'-theta|; dp-sgld, "
-     "dp-sgnht: per-row gradient norm bound"},
+     "dp-penalty*: clip bound b: each row's log-likelihood ratio to +-b|theta'-theta|; rwmh, hmc: "
+     "the same clipping without noise (thesis Section 6.2; off by default); dp-sgld, dp-sgnht: "
+     "per-row gradient norm bound"},
     {"--alpha", "alpha", "dp-penalty, -ocu, -gwmh, -expfam: exponent alpha of n in the noise"},
     {"--batch", "batch_size", "minibatch samplers: batch size b (1 <= b <= n)", true},
     {"--owners", "owners", "dp-penalty-shared: number of data owners N (1 <= N <= n)", true},

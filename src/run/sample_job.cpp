@@ -34,6 +34,8 @@ KernelFactory kernel_factory(const std::string& sampler, const json& params, con
   if (sampler == "rwmh") {
     RwmhConfig config;
     config.scale = vector_param(params, sampler, "proposal_sd", d);
+    // The clipping study (002 Section 6.2): absent = the exact kernel.
+    if (params.contains("clip")) config.clip = number_param(params, sampler, "clip");
     return [&model, &data, config](int) { return make_rwmh(model, data, config); };
   }
   if (sampler == "hmc") {
@@ -42,6 +44,7 @@ KernelFactory kernel_factory(const std::string& sampler, const json& params, con
     config.steps = static_cast<int>(number_param(params, sampler, "steps"));
     if (params.contains("mass")) config.mass = vector_param(params, sampler, "mass", d);
     if (params.value("randomized_step_size", false)) config.jitter = StepJitter::halton;
+    if (params.contains("clip")) config.clip = number_param(params, sampler, "clip");
     return [&model, &data, config](int) { return make_hmc(model, data, config); };
   }
   if (sampler == "tunamh") {

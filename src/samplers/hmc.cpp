@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "models/posterior.hpp"
+#include "samplers/clipped_llr.hpp"
 #include "samplers/leapfrog.hpp"
 #include "samplers/start_check.hpp"
 
@@ -117,12 +118,20 @@ TransitionInfo HmcKernel::transition(Rng& rng, std::span<double> extras) {
 std::unique_ptr<Kernel> make_hmc(const Model& model, const Dataset& data, HmcConfig config,
                                  AcceptRule rule) {
   auto posterior = std::make_shared<Posterior>(model, data);
-  return std::make_unique<HmcKernel>(
-      model.dim(),
-      [posterior](const Vec& theta, Vec& grad) {
-        return posterior->log_density_gradient(theta, grad);
-      },
-      std::move(config), std::move(rule));
+  GradientFn gradient = [posterior](const Vec& theta, Vec& grad) {
+    return posterior->log_density_gradient(theta, grad);
+  };
+  if (!config.clip) {
+    return std::make_unique<HmcKernel>(model.dim(), std::move(gradient), std::move(config),
+                                       std::move(rule));
+  }
+  check_clip_bound(*config.clip, "hmc");
+  auto tally = std::make_shared<ClipTally>();
+  AcceptRule clipped = clipped_llr_rule(model, data, *config.clip, std::move(rule), tally);
+  return std::make_unique<ClipColumnKernel>(
+      std::make_unique<HmcKernel>(model.dim(), std::move(gradient), std::move(config),
+                                  std::move(clipped)),
+      tally, "llr_clip_frac__");
 }
 
 }  // namespace dpmcmc

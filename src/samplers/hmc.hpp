@@ -36,6 +36,12 @@ struct HmcConfig {
   // A transition is flagged divergent__ when H(θ′, p′) − H(θ, p) exceeds this (Stan's 1000) or the
   // trajectory leaves the finite numbers.
   double divergence_threshold = 1000.0;
+  // The clipping study (002_673c6a5269ae2454.txt Section 6.2; samplers/clipped_llr.hpp): when
+  // set, make_hmc clips each row's log-likelihood ratio between the start θ and the end θ′ of the
+  // trajectory to ±clip·‖θ′ − θ‖₂ in the accept test (as DP HMC's accept step, Algorithm 4; the
+  // gradients stay exact) and records the clipped share of rows in the draw column
+  // llr_clip_frac__ (the name DP HMC uses). Unset: the exact kernel, unchanged.
+  std::optional<double> clip;
 };
 
 // The step size of one iteration: η itself, or with StepJitter::halton η·h_i, h_i the point
@@ -88,7 +94,9 @@ class HmcKernel final : public Kernel {
 };
 
 // An HMC kernel on the exact posterior of `model` given `data` (owns its Posterior; one kernel
-// per chain).
+// per chain). With config.clip, `rule` is applied to the clipped ratio (clipped_llr_rule) and the
+// kernel has the extra column llr_clip_frac__ after Stan's four; ConfigError unless the bound is
+// finite and > 0. (HmcKernel itself ignores config.clip: it has no data.)
 std::unique_ptr<Kernel> make_hmc(const Model& model, const Dataset& data, HmcConfig config,
                                  AcceptRule rule = metropolis_accept);
 

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "models/posterior.hpp"
+#include "samplers/clipped_llr.hpp"
 #include "samplers/start_check.hpp"
 
 namespace dpmcmc {
@@ -56,9 +57,18 @@ TransitionInfo RwmhKernel::transition(Rng& rng, std::span<double> /*extras*/) {
 std::unique_ptr<Kernel> make_rwmh(const Model& model, const Dataset& data, RwmhConfig config,
                                   AcceptRule rule) {
   auto posterior = std::make_shared<Posterior>(model, data);
-  return std::make_unique<RwmhKernel>(
-      model.dim(), [posterior](const Vec& theta) { return posterior->log_density(theta); },
-      std::move(config), std::move(rule));
+  LogDensityFn density = [posterior](const Vec& theta) { return posterior->log_density(theta); };
+  if (!config.clip) {
+    return std::make_unique<RwmhKernel>(model.dim(), std::move(density), std::move(config),
+                                        std::move(rule));
+  }
+  check_clip_bound(*config.clip, "rwmh");
+  auto tally = std::make_shared<ClipTally>();
+  AcceptRule clipped = clipped_llr_rule(model, data, *config.clip, std::move(rule), tally);
+  return std::make_unique<ClipColumnKernel>(
+      std::make_unique<RwmhKernel>(model.dim(), std::move(density), std::move(config),
+                                   std::move(clipped)),
+      tally, "clip_frac__");
 }
 
 }  // namespace dpmcmc

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/types.hpp"
@@ -18,6 +19,11 @@ namespace dpmcmc {
 struct RwmhConfig {
   // Proposal standard deviation per component; size 1 (the same for all) or dim().
   Vec scale = Vec::Constant(1, 0.1);
+  // The clipping study (002_673c6a5269ae2454.txt Section 6.2; samplers/clipped_llr.hpp): when
+  // set, make_rwmh clips each row's log-likelihood ratio to ±clip·‖θ′ − θ‖₂ in the accept test and
+  // records the clipped share of rows in the draw column clip_frac__ (the name DP penalty uses).
+  // Unset: the exact kernel, unchanged.
+  std::optional<double> clip;
 };
 
 // log π(θ) up to a constant. An empty function means "not known to the kernel": a private
@@ -51,7 +57,10 @@ class RwmhKernel final : public Kernel {
 };
 
 // An RWMH kernel on the exact posterior of `model` given `data` (the kernel owns its Posterior,
-// so one kernel per chain is thread-safe as long as the model's const methods are).
+// so one kernel per chain is thread-safe as long as the model's const methods are). With
+// config.clip, `rule` is applied to the clipped ratio (clipped_llr_rule) and the kernel has the
+// extra column clip_frac__; ConfigError unless the bound is finite and > 0. (RwmhKernel itself
+// ignores config.clip: it has no data.)
 std::unique_ptr<Kernel> make_rwmh(const Model& model, const Dataset& data, RwmhConfig config,
                                   AcceptRule rule = metropolis_accept);
 

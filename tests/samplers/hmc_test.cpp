@@ -164,6 +164,29 @@ TEST(Hmc, UnknownDensityLeavesTheDecisionToTheRule) {
   EXPECT_TRUE(std::isnan(extras[3]));
 }
 
+// A clip bound no row's ratio reaches gives the exact chain (same stream, same decisions), with
+// llr_clip_frac__ (DP HMC's name) appended to Stan's four columns and always 0.
+TEST(Hmc, HugeClipBoundGivesTheUnclippedChain) {
+  const auto model = testing::standard_model();
+  const Dataset data = testing::standard_data(model);
+  HmcConfig c;
+  c.step_size = 0.08;
+  c.steps = 5;
+  auto exact = make_hmc(model, data, c);
+  c.clip = 1e6;
+  auto clipped = make_hmc(model, data, c);
+  auto columns = exact->extra_columns();
+  columns.push_back("llr_clip_frac__");
+  ASSERT_EQ(clipped->extra_columns(), columns);
+  const Vec start = model.posterior_mean(data);
+  const testing::ChainMoments a = testing::run_kernel(*exact, start, 0, 2000, 6);
+  const testing::ChainMoments b = testing::run_kernel(*clipped, start, 0, 2000, 6);
+  EXPECT_EQ(a.draws, b.draws);
+  EXPECT_EQ(a.extras, Mat(b.extras.leftCols(4)));
+  EXPECT_EQ(b.extras.col(4).maxCoeff(), 0.0);
+  EXPECT_GT(a.acceptance, 0.5);
+}
+
 TEST(Hmc, RejectsBadConfiguration) {
   GradientFn g = [](const Vec& t, Vec& grad) {
     grad = -t;

@@ -122,6 +122,28 @@ TEST(Rwmh, UnknownDensityLeavesTheDecisionToTheRule) {
   EXPECT_EQ(calls, 10);
 }
 
+// With a clip bound no row's ratio reaches (b = 10⁶: |r_i| ≤ 10·‖θ′ − θ‖ here), the clipped
+// kernel makes the same decisions as the exact one from the same stream: identical draws, no
+// clipping recorded, and the one extra column clip_frac__ (the name DP penalty uses, which the
+// experiment runner reads).
+TEST(Rwmh, HugeClipBoundGivesTheUnclippedChain) {
+  const auto model = testing::standard_model();
+  const Dataset data = testing::standard_data(model);
+  const Mat cov = model.posterior_cov(data);
+  RwmhConfig c = scaled_config(cov);
+  auto exact = make_rwmh(model, data, c);
+  c.clip = 1e6;
+  auto clipped = make_rwmh(model, data, c);
+  EXPECT_TRUE(exact->extra_columns().empty());
+  ASSERT_EQ(clipped->extra_columns(), std::vector<std::string>{"clip_frac__"});
+  const Vec start = model.posterior_mean(data);
+  const ChainMoments a = run_kernel(*exact, start, 0, 3000, 5);
+  const ChainMoments b = run_kernel(*clipped, start, 0, 3000, 5);
+  EXPECT_EQ(a.draws, b.draws);
+  EXPECT_EQ(b.extras.maxCoeff(), 0.0);
+  EXPECT_GT(a.acceptance, 0.2);  // the chain moved, so the comparison means something
+}
+
 TEST(Rwmh, RejectsBadConfigurationAndStarts) {
   auto flat = [](const Vec&) { return 0.0; };
   RwmhConfig c;
