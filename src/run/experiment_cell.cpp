@@ -24,8 +24,9 @@ bool wants(const ExperimentSpec& spec, const std::string& metric) {
 }
 
 std::filesystem::path cell_dir(const std::filesystem::path& out_dir, const ExperimentCell& c) {
-  return out_dir / "cells" / c.model / c.sampler.label /
-         (c.epsilon ? "eps-" + format_number(*c.epsilon) : std::string("non-private")) /
+  std::filesystem::path dir = out_dir / "cells" / c.model / c.sampler.label;
+  if (c.sweep_param) dir /= *c.sweep_param + "-" + format_number(*c.sweep_value);
+  return dir / (c.epsilon ? "eps-" + format_number(*c.epsilon) : std::string("non-private")) /
          fmt::format("rep-{}", c.repeat.value_or(1));
 }
 
@@ -34,6 +35,10 @@ ResultRow base_row(const ExperimentSpec& spec, const ExperimentCell& c, std::siz
   row.set("kind", spec.kind == ExperimentKind::sample ? "sample" : "account");
   row.set("model", c.model);
   row.set("sampler", c.sampler.label);
+  if (c.sweep_param) {
+    row.set("sweep_param", *c.sweep_param);
+    row.set("sweep_value", c.sweep_value);
+  }
   row.set("epsilon", c.epsilon);
   if (c.epsilon) row.set("delta", spec.delta.delta(n));
   if (c.repeat) row.set_integer("repeat", static_cast<std::uint64_t>(*c.repeat));
@@ -84,8 +89,8 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   s.run.chains = spec.chains;
   s.run.seed = c.seed;
   s.seed_given = true;
-  s.run.warmup = spec.warmup;
-  s.run.samples = spec.samples;
+  s.run.warmup = c.sampler.warmup.value_or(spec.warmup);
+  s.run.samples = c.sampler.samples.value_or(spec.samples);
   s.run.threads = 1;  // the experiment runs cells in parallel instead
   s.run.progress = ProgressMode::never;
   s.run.stop = stop;
@@ -139,6 +144,7 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   row.set("grad_clip_frac", finite(column_mean(out.run, {"grad_clip_frac__"})));
   if (wants(spec, "mmd") && out.mmd) row.set("mmd", finite(out.mmd->mmd));
   if (wants(spec, "mean_error") && out.mean_error) row.set("mean_error", finite(*out.mean_error));
+  if (wants(spec, "sym_kl") && out.sym_kl) row.set("sym_kl", finite(*out.sym_kl));
   if (wants(spec, "test_accuracy") && out.test_accuracy)
     row.set("test_accuracy", finite(*out.test_accuracy));
   const json& accuracy = out.report["accuracy"];

@@ -40,33 +40,42 @@ std::string spread_cell(const Spread& s) {
 // The aggregated table as CSV (one row per sampling group; medians and quartiles).
 std::string summary_csv(const ResultsSummary& s) {
   std::string out =
-      "model,sampler,epsilon,metric,completed,errors,metric_median,metric_q25,metric_q75,"
-      "acceptance_median,llr_clip_median,grad_clip_median,iterations_median,max_rhat_median\n";
+      "model,sampler,sweep_param,sweep_value,epsilon,metric,completed,errors,metric_median,"
+      "metric_q25,metric_q75,acceptance_median,llr_clip_median,grad_clip_median,iterations_median,"
+      "max_rhat_median,sym_kl_median\n";
   auto n = [](double x) { return format_number(x); };
   for (const auto& g : s.sample) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", g.model, g.sampler,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", g.model, g.sampler,
+                       g.sweep_value ? g.sweep_param : "NA",
+                       g.sweep_value ? format_number(*g.sweep_value) : "NA",
                        g.epsilon ? format_number(*g.epsilon) : "NA", g.metric, g.completed,
                        g.errors, n(g.accuracy.median), n(g.accuracy.q25), n(g.accuracy.q75),
                        n(g.acceptance.median), n(g.llr_clip.median), n(g.grad_clip.median),
-                       n(g.iterations.median), n(g.rhat.median));
+                       n(g.iterations.median), n(g.rhat.median), n(g.sym_kl.median));
   }
   return out;
 }
 
 std::string sample_table(const ResultsSummary& s) {
   std::string h =
-      "<table><thead><tr><th>model</th><th>sampler</th><th>ε</th><th>runs</th><th>failed</th>"
+      "<table><thead><tr><th>model</th><th>sampler</th><th>sweep</th><th>ε</th><th>runs</th>"
+      "<th>failed</th>"
       "<th>metric</th><th>median [Q1, Q3]</th><th>acceptance</th><th>log-lik clip</th>"
       "<th>grad clip</th><th>iterations (total)</th><th>max R̂</th><th>certified ε</th>"
+      "<th>sym KL</th>"
       "</tr></thead><tbody>\n";
   for (const auto& g : s.sample) {
     h += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        html_escape(g.model), html_escape(g.sampler), eps_cell(g.epsilon), g.completed, g.errors,
-        g.metric, spread_cell(g.accuracy), spread_cell(g.acceptance), spread_cell(g.llr_clip),
-        spread_cell(g.grad_clip), spread_cell(g.iterations), spread_cell(g.rhat),
-        spread_cell(g.certified_epsilon));
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "</tr>\n",
+        html_escape(g.model), html_escape(g.sampler),
+        g.sweep_value ? html_escape(g.sweep_param + " = " + format_number(*g.sweep_value))
+                      : std::string("–"),
+        eps_cell(g.epsilon), g.completed, g.errors, g.metric, spread_cell(g.accuracy),
+        spread_cell(g.acceptance), spread_cell(g.llr_clip), spread_cell(g.grad_clip),
+        spread_cell(g.iterations), spread_cell(g.rhat), spread_cell(g.certified_epsilon),
+        spread_cell(g.sym_kl));
   }
   return h + "</tbody></table>\n";
 }

@@ -38,9 +38,14 @@ std::uint64_t fnv1a64(std::string_view s) {
 }
 
 std::string cell_key(ExperimentKind kind, const std::string& model, const std::string& label,
-                     std::optional<double> eps, std::optional<int> repeat) {
-  return fmt::format("{}/{}/{}/{}/{}", kind == ExperimentKind::sample ? "sample" : "account", model,
-                     label, eps ? format_number(*eps) : "NA",
+                     const std::optional<std::string>& sweep_param,
+                     std::optional<double> sweep_value, std::optional<double> eps,
+                     std::optional<int> repeat) {
+  // The sweep segment only when the cell has a swept value (ResultRow::cell_key agrees).
+  const std::string swept =
+      sweep_param ? fmt::format("/{}={}", *sweep_param, format_number(*sweep_value)) : "";
+  return fmt::format("{}/{}/{}{}/{}/{}", kind == ExperimentKind::sample ? "sample" : "account",
+                     model, label, swept, eps ? format_number(*eps) : "NA",
                      repeat ? std::to_string(*repeat) : "NA");
 }
 
@@ -83,11 +88,17 @@ std::string cell_hash(const ExperimentSpec& spec, const SamplerChoice& sampler) 
   nlohmann::json h = spec.resolved;
   // Grid coordinates and names are not part of a cell's settings: adding an ε or a sampler to a
   // spec keeps the rows already computed valid.
-  for (const char* k :
-       {"name", "description", "profile", "file", "models", "samplers", "epsilons", "repeats"})
+  for (const char* k : {"name", "description", "profile", "file", "models", "samplers", "epsilons",
+                        "repeats", "sweep"})
     h.erase(k);
   h["format"] = "dpmcmc-experiment-1";
   h["sampler"] = {{"name", sampler.sampler}, {"overrides", sampler.overrides}};
+  if (sampler.warmup || sampler.samples) {
+    h["sampler"]["iterations"] = {{"warmup", sampler.warmup.value_or(spec.warmup)},
+                                  {"samples", sampler.samples.value_or(spec.samples)}};
+  }
+  // The swept parameter's name (its values are grid coordinates, like ε).
+  if (spec.sweep && spec.sweep->sweeps(sampler.label)) h["sweep_param"] = spec.sweep->param;
   return fmt::format("{:016x}", fnv1a64(h.dump()));
 }
 
@@ -108,19 +119,32 @@ std::vector<ExperimentCell> experiment_cells(const ExperimentSpec& spec) {
       } else {
         for (int r = 1; r <= spec.repeats; ++r) repeats.emplace_back(r);
       }
-      for (const auto& e : eps) {
-        for (const auto& r : repeats) {
-          ExperimentCell c;
-          c.index = cells.size();
-          c.model = model;
-          c.sampler = choice;
-          c.epsilon = e;
-          c.repeat = r;
-          c.key = cell_key(spec.kind, model, choice.label, e, r);
-          c.seed = derive_seed(spec.seed, "cell:" + c.key);
-          c.data_seed = derive_seed(spec.seed, fmt::format("data:{}/{}", model, r.value_or(1)));
-          c.spec_hash = hash;
-          cells.push_back(std::move(c));
+      std::vector<std::optional<double>> swept;
+      if (spec.sweep && spec.sweep->sweeps(choice.label)) {
+        for (double v : spec.sweep->values) swept.emplace_back(v);
+      } else {
+        swept.emplace_back(std::nullopt);
+      }
+      for (const auto& v : swept) {
+        for (const auto& e : eps) {
+          for (const auto& r : repeats) {
+            ExperimentCell c;
+            c.index = cells.size();
+            c.model = model;
+            c.sampler = choice;
+            if (v) {
+              c.sweep_param = spec.sweep->param;
+              c.sweep_value = *v;
+              c.sampler.overrides[spec.sweep->param] = *v;
+            }
+            c.epsilon = e;
+            c.repeat = r;
+            c.key = cell_key(spec.kind, model, choice.label, c.sweep_param, v, e, r);
+            c.seed = derive_seed(spec.seed, "cell:" + c.key);
+            c.data_seed = derive_seed(spec.seed, fmt::format("data:{}/{}", model, r.value_or(1)));
+            c.spec_hash = hash;
+            cells.push_back(std::move(c));
+          }
         }
       }
     }
@@ -160,10 +184,14 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
             "the file to start again",
             outcome.results_file.string(), row.line, row.cell_key(), h, spec.file.string()));
       }
+      // Re-formatted rather than copied: a file written before a column was added (e.g.
+      // sweep_param) gets NA there, and a current file is reproduced byte for byte.
+      std::string line = format_row(row);
+      line.pop_back();
       if (it != index_of.end()) {
-        lines[it->second].push_back(existing.lines[i]);
+        lines[it->second].push_back(std::move(line));
       } else {
-        foreign.push_back(existing.lines[i]);
+        foreign.push_back(std::move(line));
       }
     }
   }

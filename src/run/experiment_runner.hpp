@@ -2,10 +2,14 @@
 // (run/results_csv.hpp), in parallel, resumable:
 //
 // * Cells. sample: (model, sampler, ε, repeat) for private samplers, (model, sampler, repeat)
-//   for non-private ones (ε = NA); account: (model, sampler, ε), one row per accountant.
+//   for non-private ones (ε = NA); account: (model, sampler, ε), one row per accountant. With a
+//   sweep, each swept label has one cell per value besides: models → samplers → sweep value → ε
+//   → repeats.
 // * Seeds. The cell key is "KIND/MODEL/LABEL/EPS/REPEAT" (EPS in shortest round-trip form or NA,
-//   REPEAT 1-based or NA). With mix(a, b) = splitmix64(a XOR splitmix64(b)) and fnv(s) the
-//   64-bit FNV-1a hash of the bytes of s:
+//   REPEAT 1-based or NA); a cell of a swept label has "KIND/MODEL/LABEL/PARAM=VALUE/EPS/REPEAT"
+//   (VALUE in shortest round-trip form), so that specs without a sweep keep their seeds. With
+//   mix(a, b) = splitmix64(a XOR splitmix64(b)) and fnv(s) the 64-bit FNV-1a hash of the bytes of
+//   s:
 //     run seed  = mix(spec seed, fnv("cell:" + key))                 (chains, noise, MMD)
 //     data seed = mix(spec seed, fnv("data:" + MODEL + "/" + REPEAT))
 //   so every sampler and ε of one repeat sees the same synthetic data (a paired comparison),
@@ -43,6 +47,10 @@ struct ExperimentCell {
   SamplerChoice sampler;
   std::optional<double> epsilon;
   std::optional<int> repeat;  // 1-based; none for account cells
+  // The swept hyperparameter and its value in this cell (already in sampler.overrides); none
+  // when the spec has no sweep or does not sweep this label.
+  std::optional<std::string> sweep_param;
+  std::optional<double> sweep_value;
   std::string key;
   std::uint64_t seed = 0;
   std::uint64_t data_seed = 0;
@@ -53,11 +61,13 @@ struct ExperimentCell {
 std::uint64_t derive_seed(std::uint64_t seed, std::string_view tag);
 
 // The hash (16 hex digits) of everything that determines the results of a cell of `sampler`
-// apart from its grid coordinates: kind, the sampler and its overrides, δ rule, n, chains,
-// iterations, starting points, burn-in, metrics, reference draws, accountants and seed.
+// apart from its grid coordinates: kind, the sampler and its overrides (without the swept
+// value), per-label iterations, the swept parameter's name, δ rule, n, chains, iterations,
+// starting points, burn-in, metrics, reference draws, accountants and seed. Keys a spec does not
+// use (per-label iterations, sweep) are left out, so older specs keep their hashes.
 std::string cell_hash(const ExperimentSpec& spec, const SamplerChoice& sampler);
 
-// The grid in order: models, then samplers, then ε, then repeats.
+// The grid in order: models, then samplers, then sweep values, then ε, then repeats.
 std::vector<ExperimentCell> experiment_cells(const ExperimentSpec& spec);
 
 struct ExperimentOptions {

@@ -7,8 +7,11 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include "core/error.hpp"
 #include "io/run_report.hpp"
@@ -25,27 +28,34 @@ namespace {
 using nlohmann::json;
 
 // Keys a spec may hold at the top level, and those a profile may override.
-const std::vector<std::string> kTopKeys = {
-    "name",     "description",     "kind",    "models",          "samplers",    "params",
-    "epsilons", "delta",           "repeats", "chains",          "n",           "iterations",
-    "init",     "warmup_fraction", "metrics", "reference_draws", "accountants", "seed",
-    "profiles"};
+const std::vector<std::string> kTopKeys = {"name",        "description",
+                                           "kind",        "models",
+                                           "samplers",    "params",
+                                           "epsilons",    "delta",
+                                           "repeats",     "chains",
+                                           "n",           "iterations",
+                                           "init",        "warmup_fraction",
+                                           "metrics",     "reference_draws",
+                                           "accountants", "seed",
+                                           "profiles",    "sweep"};
 const std::vector<std::string> kProfileKeys = {
-    "models",          "samplers",   "params",     "epsilons", "delta",           "repeats",
-    "chains",          "n",          "iterations", "init",     "warmup_fraction", "metrics",
-    "reference_draws", "accountants"};
+    "models",          "samplers",    "params",     "epsilons", "delta",           "repeats",
+    "chains",          "n",           "iterations", "init",     "warmup_fraction", "metrics",
+    "reference_draws", "accountants", "sweep"};
 // Keys that only mean something when sampling.
 const std::vector<std::string> kSampleOnlyKeys = {
     "repeats", "chains", "iterations", "init", "metrics", "warmup_fraction", "reference_draws"};
-const std::vector<std::string> kMetrics = {"mmd", "mean_error", "cov_error", "test_accuracy",
-                                           "rhat"};
+// sym_kl is recorded only when listed: adding it to the default list would change the spec hash
+// of every spec without "metrics" and so refuse to resume their results.
+const std::vector<std::string> kMetrics = {"mmd",           "mean_error", "cov_error",
+                                           "test_accuracy", "rhat",       "sym_kl"};
 
 // Hyperparameters each sampler reads (run/sample_job.cpp, run/penalty_setups.cpp); the keys of
 // the presets' defaults are added to these, so a sampler registered later is covered by its
 // preset entries.
 std::set<std::string> documented_keys(const std::string& sampler) {
-  if (sampler == "rwmh") return {"proposal_sd"};
-  if (sampler == "hmc") return {"step_size", "steps", "mass", "randomized_step_size"};
+  if (sampler == "rwmh") return {"proposal_sd", "clip"};
+  if (sampler == "hmc") return {"step_size", "steps", "mass", "randomized_step_size", "clip"};
   if (sampler == "dp-penalty" || sampler == "dp-penalty-ocu" || sampler == "dp-penalty-gwmh")
     return {"tau", "proposal_sd", "clip", "alpha"};
   if (sampler == "dp-penalty-expfam") return {"tau", "proposal_sd", "alpha"};
@@ -209,6 +219,72 @@ InitRule parse_init(const json& v, const Reader& r) {
   return rule;
 }
 
+// {"warmup": W, "samples": S}; a key left out keeps its default.
+std::pair<std::size_t, std::size_t> parse_iterations(const json& it, const Reader& r,
+                                                     const std::string& key, std::size_t warmup,
+                                                     std::size_t samples) {
+  if (!it.is_object()) r.fail(key, "expected {\"warmup\": W, \"samples\": S}");
+  for (const auto& [k, v] : it.items()) {
+    if (k == "warmup") {
+      warmup = r.whole(v, key + ".warmup", 0);
+    } else if (k == "samples") {
+      samples = r.whole(v, key + ".samples", 4);
+    } else {
+      r.fail(key + "." + k, "unknown key; expected warmup or samples");
+    }
+  }
+  return {warmup, samples};
+}
+
+// "sweep": {"param": P, "values": [v, …], "samplers": [labels]} (samplers optional: all). P must
+// be a hyperparameter every swept label's sampler takes and that its params do not fix already.
+SweepSpec parse_sweep(const json& v, const Reader& r, const std::vector<SamplerChoice>& samplers) {
+  if (!v.is_object())
+    r.fail("sweep", "expected {\"param\": NAME, \"values\": [numbers], \"samplers\": [labels]}");
+  for (const auto& [k, x] : v.items()) {
+    if (k != "param" && k != "values" && k != "samplers")
+      r.fail("sweep." + k, "unknown key; expected param, values or samplers");
+  }
+  SweepSpec sweep;
+  if (!v.contains("param")) r.fail("sweep.param", "missing (the hyperparameter to sweep)");
+  sweep.param = r.string(v.at("param"), "sweep.param");
+  if (!v.contains("values")) r.fail("sweep.values", "missing (the values of the hyperparameter)");
+  const json& values = v.at("values");
+  if (!values.is_array() || values.empty())
+    r.fail("sweep.values", "expected a non-empty array of numbers");
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::string key = fmt::format("sweep.values[{}]", i);
+    if (!values[i].is_number() || !std::isfinite(values[i].get<double>()))
+      r.fail(key, fmt::format("expected a finite number, got {}", Reader::shown(values[i])));
+    sweep.values.push_back(values[i].get<double>());
+    if (std::count(sweep.values.begin(), sweep.values.end(), sweep.values.back()) > 1)
+      r.fail(key, "this value is listed twice");
+  }
+  if (v.contains("samplers")) {
+    sweep.labels = r.strings(v.at("samplers"), "sweep.samplers");
+    if (sweep.labels.empty()) r.fail("sweep.samplers", "expected at least one sampler label");
+  } else {
+    for (const auto& c : samplers) sweep.labels.push_back(c.label);
+  }
+  for (std::size_t i = 0; i < sweep.labels.size(); ++i) {
+    const std::string& label = sweep.labels[i];
+    const auto it = std::find_if(samplers.begin(), samplers.end(),
+                                 [&](const SamplerChoice& c) { return c.label == label; });
+    if (it == samplers.end())
+      r.fail(fmt::format("sweep.samplers[{}]", i),
+             fmt::format("no sampler of label '{}' in 'samplers'", label));
+    const auto allowed = allowed_keys(it->sampler);
+    if (!allowed.count(sweep.param))
+      r.fail("sweep.param", fmt::format("sampler '{}' (label '{}') has no hyperparameter '{}'; it "
+                                        "takes {}",
+                                        it->sampler, label, sweep.param, fmt::join(allowed, ", ")));
+    if (it->overrides.contains(sweep.param))
+      r.fail(fmt::format("params.{}.{}", label, sweep.param),
+             "this hyperparameter is swept (key 'sweep'): remove it from the label's params");
+  }
+  return sweep;
+}
+
 std::vector<SamplerChoice> parse_samplers(const json& doc, const Reader& r, ExperimentKind kind) {
   const auto labels = r.strings(doc.at("samplers"), "samplers");
   if (labels.empty()) r.fail("samplers", "expected at least one sampler");
@@ -233,8 +309,17 @@ std::vector<SamplerChoice> parse_samplers(const json& doc, const Reader& r, Expe
       const json& body = params.at(c.label);
       if (!body.is_object()) r.fail(pkey, "expected an object of hyperparameters");
       if (body.contains("sampler")) c.sampler = r.string(body.at("sampler"), pkey + ".sampler");
+      if (body.contains("iterations")) {
+        // A key left out keeps the spec's value (kUnset marks it; the cell falls back).
+        constexpr std::size_t kUnset = std::numeric_limits<std::size_t>::max();
+        const auto [warmup, samples] =
+            parse_iterations(body.at("iterations"), r, pkey + ".iterations", kUnset, kUnset);
+        if (warmup != kUnset) c.warmup = warmup;
+        if (samples != kUnset) c.samples = samples;
+        if (!c.warmup && !c.samples) r.fail(pkey + ".iterations", "expected warmup and/or samples");
+      }
       for (const auto& [k, v] : body.items()) {
-        if (k != "sampler") c.overrides[k] = v;
+        if (k != "sampler" && k != "iterations") c.overrides[k] = v;
       }
     }
     const bool accepted = kind == ExperimentKind::account
@@ -253,6 +338,12 @@ std::vector<SamplerChoice> parse_samplers(const json& doc, const Reader& r, Expe
       r.fail(where, fmt::format("unknown sampler '{}'; `dpmcmc sample` accepts {}", c.sampler,
                                 fmt::join(known, ", ")));
     }
+    if ((c.warmup || c.samples) &&
+        (kind == ExperimentKind::account || experiment_sampler_is_private(c.sampler)))
+      r.fail(pkey + ".iterations",
+             fmt::format("only non-private samplers take iterations ('{}' runs what the budget "
+                         "allows)",
+                         c.sampler));
     const auto allowed = allowed_keys(c.sampler);
     for (const auto& [k, v] : c.overrides.items()) {
       if (!allowed.count(k)) {
@@ -280,7 +371,11 @@ void preflight(const ExperimentSpec& spec, const Reader& r) {
     for (const auto& c : spec.samplers) {
       const std::string where = "params." + c.label;
       try {
-        const json params = sampler_params(preset, c.sampler, c.overrides);
+        json overrides = c.overrides;
+        // One value stands for all: the swept key must be present for the sampler to build.
+        if (spec.sweep && spec.sweep->sweeps(c.label))
+          overrides[spec.sweep->param] = spec.sweep->values.front();
+        const json params = sampler_params(preset, c.sampler, overrides);
         if (spec.kind == ExperimentKind::account || find_private_sampler(c.sampler)) {
           (void)release_template(c.sampler, params, preset, n);
         } else if (c.sampler == "rwmh") {
@@ -289,6 +384,8 @@ void preflight(const ExperimentSpec& spec, const Reader& r) {
           (void)number_param(params, c.sampler, "step_size");
           (void)count_param(params, c.sampler, "steps");
         }
+        if ((c.sampler == "rwmh" || c.sampler == "hmc") && params.contains("clip"))
+          (void)number_param(params, c.sampler, "clip");
       } catch (const Error& e) {
         r.fail(where,
                fmt::format("sampler '{}' on model '{}': {}", c.sampler, preset.name, e.what()));
@@ -298,6 +395,10 @@ void preflight(const ExperimentSpec& spec, const Reader& r) {
 }
 
 }  // namespace
+
+bool SweepSpec::sweeps(const std::string& label) const {
+  return std::find(labels.begin(), labels.end(), label) != labels.end();
+}
 
 double DeltaRule::delta(std::size_t n) const {
   return per_row ? value / static_cast<double>(n) : value;
@@ -383,18 +484,10 @@ ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::pat
   if (d.contains("chains")) spec.chains = static_cast<int>(r.whole(d.at("chains"), "chains", 1));
   if (d.contains("n")) spec.n = r.whole(d.at("n"), "n", 2);
   if (d.contains("iterations")) {
-    const json& it = d.at("iterations");
-    if (!it.is_object()) r.fail("iterations", "expected {\"warmup\": W, \"samples\": S}");
-    for (const auto& [k, v] : it.items()) {
-      if (k == "warmup") {
-        spec.warmup = r.whole(v, "iterations.warmup", 0);
-      } else if (k == "samples") {
-        spec.samples = r.whole(v, "iterations.samples", 4);
-      } else {
-        r.fail("iterations." + k, "unknown key; expected warmup or samples");
-      }
-    }
+    std::tie(spec.warmup, spec.samples) =
+        parse_iterations(d.at("iterations"), r, "iterations", spec.warmup, spec.samples);
   }
+  if (d.contains("sweep")) spec.sweep = parse_sweep(d.at("sweep"), r, spec.samplers);
   if (d.contains("init")) spec.init = parse_init(d.at("init"), r);
   if (d.contains("warmup_fraction")) {
     const json& w = d.at("warmup_fraction");
@@ -435,6 +528,10 @@ ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::pat
   json samplers = json::array();
   for (const auto& c : spec.samplers) {
     samplers.push_back({{"label", c.label}, {"sampler", c.sampler}, {"overrides", c.overrides}});
+    if (c.warmup || c.samples) {
+      samplers.back()["iterations"] = {{"warmup", c.warmup.value_or(spec.warmup)},
+                                       {"samples", c.samples.value_or(spec.samples)}};
+    }
   }
   json init = "preset";
   if (spec.init.kind == InitRule::Kind::point) init = {{"point", json_array(spec.init.centre)}};
@@ -452,6 +549,11 @@ ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::pat
                    {"n", spec.n ? json(*spec.n) : json(nullptr)},
                    {"accountants", spec.accountants},
                    {"seed", spec.seed}};
+  if (spec.sweep) {
+    spec.resolved["sweep"] = {{"param", spec.sweep->param},
+                              {"values", spec.sweep->values},
+                              {"samplers", spec.sweep->labels}};
+  }
   if (spec.kind == ExperimentKind::sample) {
     spec.resolved["repeats"] = spec.repeats;
     spec.resolved["chains"] = spec.chains;

@@ -9,6 +9,8 @@
 //            non-private samplers (rwmh, hmc) have no ε: one cell per (model, sampler, repeat).
 //   account  each cell (model, sampler, ε) tabulates the iterations the budget allows for the
 //            sampler's per-iteration release template under each accountant (no sampling).
+// A "sweep" adds one grid coordinate: each swept sampler label runs once per value of one
+// hyperparameter (e.g. the clip bound of 002_673c6a5269ae2454.txt Section 6.2).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,19 @@ struct SamplerChoice {
   std::string label;
   std::string sampler;
   nlohmann::json overrides = nlohmann::json::object();  // same keys as `dpmcmc sample` (presets)
+  // Non-private samplers: iterations per chain for this label ("params": {LABEL: {"iterations":
+  // {"warmup": W, "samples": S}}}), replacing the spec's; none: the spec's.
+  std::optional<std::size_t> warmup, samples;
+};
+
+// A hyperparameter swept over values ("sweep": {"param": P, "values": [...], "samplers":
+// [labels]}): each swept label runs once per value, with P = value added to its overrides. The
+// other labels run once, as without a sweep.
+struct SweepSpec {
+  std::string param;
+  std::vector<double> values;
+  std::vector<std::string> labels;  // the swept labels (default: every label)
+  bool sweeps(const std::string& label) const;
 };
 
 // δ = constant, or δ = c/n with n the rows of the cell's data ("0.1/n", the papers' rule).
@@ -56,6 +71,7 @@ struct ExperimentSpec {
   std::string profile;  // the profile applied ("full" or "quick")
   std::vector<std::string> models;
   std::vector<SamplerChoice> samplers;
+  std::optional<SweepSpec> sweep;
   std::vector<double> epsilons;
   DeltaRule delta;
   int repeats = 1;
@@ -67,7 +83,8 @@ struct ExperimentSpec {
   InitRule init;
   double warmup_fraction = 0.5;
   // Accuracy metrics written to the results (the others are NA): mmd, mean_error, cov_error,
-  // rhat. The first one is the report's headline metric.
+  // test_accuracy, rhat, sym_kl (the last only when listed). The report's headline metric is the
+  // MMD where there is one.
   std::vector<std::string> metrics = {"mmd", "mean_error", "cov_error", "rhat"};
   std::size_t reference_draws = 1000;
   // sample: accountants to plan with (empty: every certified one, the tightest wins);

@@ -53,6 +53,7 @@ class Palette {
 struct Panel {
   std::string title, xlabel, ylabel;
   bool logy = false;
+  bool logx = false;
   std::vector<std::string> plots;  // gnuplot plot elements
 };
 
@@ -68,6 +69,7 @@ std::string script_for(const std::string& name, const std::string& title,
     body += fmt::format("set title {}\nset xlabel {}\nset ylabel {}\n", gnuplot_quote(p.title),
                         gnuplot_quote(p.xlabel), gnuplot_quote(p.ylabel));
     body += p.logy ? "set logscale y\n" : "unset logscale y\n";
+    body += p.logx ? "set logscale x\n" : "unset logscale x\n";
     body +=
         "set key below horizontal font ',8'\nset grid\nset autoscale\nset offsets graph 0.03, "
         "graph 0.03, "
@@ -100,11 +102,22 @@ std::vector<std::string> ordered(std::vector<std::string> seen, const std::strin
   return seen;
 }
 
+std::string metric_label(const std::string& metric) {
+  return metric == "mmd"             ? std::string("MMD")
+         : metric == "test_accuracy" ? std::string("test accuracy")
+                                     : std::string("mean error");
+}
+
+// `kl`: the same figure for the sym_kl column instead of the headline metric.
 std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesystem::path& dir,
-                                      Palette& palette) {
+                                      Palette& palette, bool kl = false) {
+  const auto value = [kl](const SampleGroup& g) -> const Spread& {
+    return kl ? g.sym_kl : g.accuracy;
+  };
+  const std::string stem = kl ? "sym-kl" : "accuracy";
   std::vector<std::string> models;
   for (const auto& g : s.sample) {
-    if (g.accuracy.count > 0) models = ordered(models, g.model);
+    if (value(g).count > 0 && !g.sweep_value) models = ordered(models, g.model);
   }
   if (models.empty()) return std::nullopt;
   std::vector<Panel> panels;
@@ -116,24 +129,22 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
     std::map<std::string, std::string> curves;  // sampler → data
     std::vector<std::string> order;
     for (const auto& g : s.sample) {
-      if (g.model != model || g.accuracy.count == 0) continue;
-      p.ylabel = (g.metric == "mmd"             ? std::string("MMD")
-                  : g.metric == "test_accuracy" ? std::string("test accuracy")
-                                                : std::string("mean error")) +
+      if (g.model != model || value(g).count == 0 || g.sweep_value) continue;
+      p.ylabel = (kl ? std::string("symmetric KL of histograms") : metric_label(g.metric)) +
                  " (median, IQR)";
-      ymin = std::min(ymin, g.accuracy.q25);
+      ymin = std::min(ymin, value(g).q25);
       if (g.epsilon) {
         lo = std::min(lo, *g.epsilon);
         hi = std::max(hi, *g.epsilon);
         if (!curves.count(g.sampler)) order.push_back(g.sampler);
-        curves[g.sampler] += fmt::format("{} {} {} {}\n", num(*g.epsilon), num(g.accuracy.median),
-                                         num(g.accuracy.q25), num(g.accuracy.q75));
+        curves[g.sampler] += fmt::format("{} {} {} {}\n", num(*g.epsilon), num(value(g).median),
+                                         num(value(g).q25), num(value(g).q75));
       }
     }
     if (!std::isfinite(lo)) lo = 0, hi = 1;
     p.logy = ymin > 0;
     for (const auto& sampler : order) {
-      const std::string file = fmt::format("accuracy-{}-{}.dat", safe(model), safe(sampler));
+      const std::string file = fmt::format("{}-{}-{}.dat", stem, safe(model), safe(sampler));
       write_text(dir / file, "# epsilon median q25 q75\n" + curves[sampler]);
       const std::string& c = palette.colour(sampler);
       p.plots.push_back(fmt::format(
@@ -143,26 +154,29 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
                                     gnuplot_quote(file), c, gnuplot_quote(sampler)));
     }
     for (const auto& g : s.sample) {
-      if (g.model != model || g.epsilon || g.accuracy.count == 0) continue;
+      if (g.model != model || g.epsilon || value(g).count == 0 || g.sweep_value) continue;
       const std::string file =
-          fmt::format("accuracy-{}-{}-baseline.dat", safe(model), safe(g.sampler));
+          fmt::format("{}-{}-{}-baseline.dat", stem, safe(model), safe(g.sampler));
       write_text(dir / file,
                  fmt::format("# epsilon median (non-private: constant)\n{} {}\n{} {}\n", num(lo),
-                             num(g.accuracy.median), num(hi), num(g.accuracy.median)));
+                             num(value(g).median), num(hi), num(value(g).median)));
       p.plots.push_back(fmt::format("{} using 1:2 with lines dt 2 lw 2 lc rgb '{}' title {}",
                                     gnuplot_quote(file), palette.colour(g.sampler),
                                     gnuplot_quote(g.sampler + " (non-private)")));
     }
     panels.push_back(std::move(p));
   }
-  return emit(dir, "accuracy", "Accuracy vs privacy budget", panels);
+  return emit(
+      dir, stem,
+      kl ? "Symmetric KL of 2-d histograms vs privacy budget" : "Accuracy vs privacy budget",
+      panels);
 }
 
 std::optional<Figure> clipping_figure(const ResultsSummary& s, const std::filesystem::path& dir,
                                       Palette& palette) {
   std::vector<std::string> models;
   for (const auto& g : s.sample) {
-    if (g.epsilon && (g.llr_clip.count > 0 || g.grad_clip.count > 0))
+    if (g.epsilon && !g.sweep_value && (g.llr_clip.count > 0 || g.grad_clip.count > 0))
       models = ordered(models, g.model);
   }
   if (models.empty()) return std::nullopt;
@@ -175,7 +189,7 @@ std::optional<Figure> clipping_figure(const ResultsSummary& s, const std::filesy
     std::map<std::string, std::string> llr, grad;
     std::vector<std::string> order;
     for (const auto& g : s.sample) {
-      if (g.model != model || !g.epsilon) continue;
+      if (g.model != model || !g.epsilon || g.sweep_value) continue;
       if (std::find(order.begin(), order.end(), g.sampler) == order.end())
         order.push_back(g.sampler);
       if (g.llr_clip.count > 0)
@@ -199,6 +213,78 @@ std::optional<Figure> clipping_figure(const ResultsSummary& s, const std::filesy
     panels.push_back(std::move(p));
   }
   return emit(dir, "clipping", "Fraction of clipped rows vs privacy budget", panels);
+}
+
+// The curve of a swept group: its sampler label, with ε for a private one.
+std::string sweep_curve(const SampleGroup& g) {
+  return g.epsilon ? fmt::format("{} ε={}", g.sampler, format_number(*g.epsilon)) : g.sampler;
+}
+
+// Swept groups (summary order: sweep value ascending within a curve): median metric with its
+// interquartile band vs the swept value (`vs_clip` false) or vs the median clipped fraction of
+// log-likelihood ratios (`vs_clip` true), one curve per sampler (and ε), one panel per model —
+// the two rows of 002_673c6a5269ae2454.txt Figure 6.2.
+std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesystem::path& dir,
+                                   Palette& palette, bool vs_clip, bool kl = false) {
+  const auto value = [kl](const SampleGroup& g) -> const Spread& {
+    return kl ? g.sym_kl : g.accuracy;
+  };
+  const std::string stem = std::string(vs_clip ? "sweep-clipped" : "sweep") + (kl ? "-sym-kl" : "");
+  std::vector<std::string> models;
+  for (const auto& g : s.sample) {
+    if (g.sweep_value && value(g).count > 0 && (!vs_clip || g.llr_clip.count > 0))
+      models = ordered(models, g.model);
+  }
+  if (models.empty()) return std::nullopt;
+  std::string param;
+  std::vector<Panel> panels;
+  for (const auto& model : models) {
+    Panel p;
+    p.title = model;
+    std::map<std::string, std::string> curves;
+    std::vector<std::string> order;
+    bool positive_x = true, positive_y = true;
+    for (const auto& g : s.sample) {
+      if (g.model != model || !g.sweep_value || value(g).count == 0) continue;
+      if (vs_clip && g.llr_clip.count == 0) continue;
+      param = g.sweep_param;
+      p.ylabel = (kl ? std::string("symmetric KL of histograms") : metric_label(g.metric)) +
+                 " (median, IQR)";
+      const std::string curve = sweep_curve(g);
+      if (!curves.count(curve)) order.push_back(curve);
+      const double x = vs_clip ? g.llr_clip.median : *g.sweep_value;
+      positive_x = positive_x && x > 0;
+      positive_y = positive_y && value(g).q25 > 0;
+      curves[curve] += fmt::format("{} {} {} {} {}\n", num(x), num(value(g).median),
+                                   num(value(g).q25), num(value(g).q75), num(*g.sweep_value));
+    }
+    p.xlabel = vs_clip ? "clipped fraction of log-likelihood ratios (median)" : param;
+    p.logx = !vs_clip && positive_x;
+    p.logy = positive_y;
+    for (const auto& curve : order) {
+      const std::string file = fmt::format("{}-{}-{}.dat", stem, safe(model), safe(curve));
+      write_text(dir / file,
+                 fmt::format("# {} median q25 q75 {}\n", vs_clip ? "clip_fraction" : param, param) +
+                     curves[curve]);
+      const std::string& c = palette.colour(curve);
+      if (!vs_clip) {
+        p.plots.push_back(fmt::format(
+            "{} using 1:3:4 with filledcurves fc rgb '{}' fs transparent solid 0.2 noborder "
+            "notitle",
+            gnuplot_quote(file), c));
+      } else {
+        p.plots.push_back(fmt::format("{} using 1:3:4 with yerrorbars lc rgb '{}' pt 7 notitle",
+                                      gnuplot_quote(file), c));
+      }
+      p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",
+                                    gnuplot_quote(file), c, gnuplot_quote(curve)));
+    }
+    panels.push_back(std::move(p));
+  }
+  const std::string what = kl ? "Symmetric KL of 2-d histograms" : "Accuracy";
+  return vs_clip ? emit(dir, stem,
+                        fmt::format("{} vs clipped fraction (sweep over {})", what, param), panels)
+                 : emit(dir, stem, fmt::format("{} vs {} (sweep)", what, param), panels);
 }
 
 std::optional<Figure> accounting_figure(const ResultsSummary& s, const std::filesystem::path& dir,
@@ -246,8 +332,12 @@ std::vector<Figure> write_report_plots(const ResultsSummary& summary,
   if (render) require_gnuplot();
   Palette samplers, accountants;
   std::vector<Figure> figures;
-  for (auto f : {accuracy_figure(summary, dir, samplers), clipping_figure(summary, dir, samplers),
-                 accounting_figure(summary, dir, accountants)}) {
+  for (auto f :
+       {accuracy_figure(summary, dir, samplers), clipping_figure(summary, dir, samplers),
+        sweep_figure(summary, dir, samplers, false), sweep_figure(summary, dir, samplers, true),
+        accuracy_figure(summary, dir, samplers, true),
+        sweep_figure(summary, dir, samplers, false, true),
+        accounting_figure(summary, dir, accountants)}) {
     if (f) figures.push_back(*f);
   }
   if (render) {

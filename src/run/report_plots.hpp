@@ -3,6 +3,13 @@
 //   accuracy    median metric with its interquartile band vs ε, one curve per sampler, one
 //               panel per model; non-private baselines as dashed horizontal lines
 //   clipping    median log-likelihood(-ratio) and gradient clip fractions vs ε
+//   sweep       (specs with a sweep) median metric with its interquartile band vs the swept
+//               value (log scale when positive), one curve per swept sampler (and ε), one panel
+//               per model; swept groups are left out of accuracy and clipping
+//   sweep-clipped  the same metric vs the median clipped fraction of log-likelihood ratios
+//               (002_673c6a5269ae2454.txt Figure 6.2, bottom row)
+//   sym-kl, sweep-sym-kl  the accuracy and sweep figures for the sym_kl column (lower is better),
+//               drawn when some rows have it
 //   accounting  iterations allowed vs ε (log scale), one curve per accountant, one panel per
 //               (model, sampler template)
 // A figure without data (e.g. no clip columns) is not drawn.

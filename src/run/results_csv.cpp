@@ -19,10 +19,16 @@ const std::string kNa = "NA";
 // Columns holding real numbers (or NA) and columns holding unsigned integers (or NA); the rest
 // are words. Validated on reading so that the report never meets a malformed number.
 const std::set<std::string>& real_columns() {
-  static const std::set<std::string> s = {"epsilon",           "delta",          "acceptance_rate",
-                                          "llr_clip_frac",     "grad_clip_frac", "mmd",
-                                          "mean_error",        "cov_error",      "max_rhat",
-                                          "certified_epsilon", "wall_seconds",   "test_accuracy"};
+  static const std::set<std::string> s = {
+      "epsilon",      "delta",         "acceptance_rate", "llr_clip_frac", "grad_clip_frac",
+      "mmd",          "mean_error",    "cov_error",       "max_rhat",      "certified_epsilon",
+      "wall_seconds", "test_accuracy", "sweep_value",     "sym_kl"};
+  return s;
+}
+// Columns added after the first release of the format: a file without them (written by an
+// older dpmcmc) is read with NA there, and the runner rewrites it with them on resume.
+const std::set<std::string>& optional_columns() {
+  static const std::set<std::string> s = {"sweep_param", "sweep_value", "sym_kl"};
   return s;
 }
 const std::set<std::string>& integer_columns() {
@@ -61,6 +67,8 @@ const std::vector<std::string>& results_columns() {
   static const std::vector<std::string> columns = {"kind",
                                                    "model",
                                                    "sampler",
+                                                   "sweep_param",
+                                                   "sweep_value",
                                                    "epsilon",
                                                    "delta",
                                                    "repeat",
@@ -78,6 +86,7 @@ const std::vector<std::string>& results_columns() {
                                                    "mmd",
                                                    "mean_error",
                                                    "cov_error",
+                                                   "sym_kl",
                                                    "test_accuracy",
                                                    "max_rhat",
                                                    "certified_epsilon",
@@ -117,7 +126,11 @@ void ResultRow::set_integer(const std::string& column, std::uint64_t value) {
 }
 
 std::string ResultRow::cell_key() const {
-  return fmt::format("{}/{}/{}/{}/{}", text("kind"), text("model"), text("sampler"),
+  // As run/experiment_runner.cpp builds it: the sweep segment only for a swept cell.
+  const std::string swept = text("sweep_param") == kNa
+                                ? std::string()
+                                : "/" + text("sweep_param") + "=" + text("sweep_value");
+  return fmt::format("{}/{}/{}{}/{}/{}", text("kind"), text("model"), text("sampler"), swept,
                      text("epsilon"), text("repeat"));
 }
 
@@ -190,7 +203,8 @@ ResultsFile read_results(const std::filesystem::path& file) {
         }
       }
       for (const auto& c : expected) {
-        if (std::find(header.begin(), header.end(), c) == header.end()) {
+        if (std::find(header.begin(), header.end(), c) == header.end() &&
+            !optional_columns().count(c)) {
           throw DataError(fmt::format("{}:1: missing column '{}'", name, c));
         }
       }

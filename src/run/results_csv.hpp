@@ -34,7 +34,8 @@ struct ResultRow {
   void set(const std::string& column, std::string value);
   void set(const std::string& column, std::optional<double> value);
   void set_integer(const std::string& column, std::uint64_t value);
-  // The identity of the cell the row belongs to: kind/model/sampler/epsilon/repeat.
+  // The identity of the cell the row belongs to: kind/model/sampler/epsilon/repeat, or
+  // kind/model/sampler/PARAM=VALUE/epsilon/repeat for a swept cell (sweep_param not NA).
   std::string cell_key() const;
 };
 
@@ -54,7 +55,8 @@ struct ResultsFile {
 };
 
 // Reads and validates a results CSV: the header must hold every column of results_columns()
-// and nothing else; every row as many cells as the header. Numeric columns must be numbers or
+// (except those added later, sweep_param, sweep_value and sym_kl, which read as NA when absent) and
+// nothing else; every row as many cells as the header. Numeric columns must be numbers or
 // NA. A last line without a final newline (a write cut short) is dropped and reported in
 // truncated_last_line. NoInputError for a missing file; DataError naming the file, line and
 // column otherwise.

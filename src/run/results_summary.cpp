@@ -7,6 +7,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/types.hpp"
 #include "diagnostics/quantile.hpp"
@@ -24,6 +25,52 @@ std::size_t rank(std::vector<std::string>& order, const std::string& name) {
 
 std::string eps_text(const std::optional<double>& e) {
   return e ? fmt::format("ε = {}", format_number(*e)) : std::string("no ε (non-private)");
+}
+
+bool metric_higher_is_better(const std::string& metric) {
+  return metric == "test_accuracy";
+}
+
+// Per (model, sampler, ε) of a swept label: the value with the best median metric, the worst,
+// and the median clipped fraction at the best (when recorded).
+std::vector<std::string> sweep_reading(const ResultsSummary& summary) {
+  std::vector<std::string> lines;
+  using Key = std::tuple<std::string, std::string, bool, double>;
+  std::map<Key, std::vector<const SampleGroup*>> by;
+  std::vector<Key> order;
+  for (const auto& g : summary.sample) {
+    if (!g.sweep_value || g.accuracy.count == 0) continue;
+    const Key key{g.model, g.sampler, g.epsilon.has_value(), g.epsilon.value_or(0.0)};
+    if (!by.count(key)) order.push_back(key);
+    by[key].push_back(&g);
+  }
+  for (const auto& key : order) {
+    auto gs = by[key];
+    const bool higher = metric_higher_is_better(gs.front()->metric);
+    std::stable_sort(gs.begin(), gs.end(), [&](const SampleGroup* a, const SampleGroup* b) {
+      return higher ? a->accuracy.median > b->accuracy.median
+                    : a->accuracy.median < b->accuracy.median;
+    });
+    const SampleGroup& best = *gs.front();
+    const SampleGroup& worst = *gs.back();
+    std::string line = fmt::format(
+        "{}, {}{}: best {} = {} (median {} {}, interquartile range {}–{}, {} runs", best.model,
+        best.sampler, best.epsilon ? ", " + eps_text(best.epsilon) : std::string(),
+        best.sweep_param, format_number(*best.sweep_value), best.metric, show(best.accuracy.median),
+        show(best.accuracy.q25), show(best.accuracy.q75), best.accuracy.count);
+    if (best.llr_clip.count > 0)
+      line += fmt::format(", clipped fraction {}", show(best.llr_clip.median));
+    line += ")";
+    if (gs.size() > 1) {
+      line += fmt::format("; worst {} = {} (median {}", worst.sweep_param,
+                          format_number(*worst.sweep_value), show(worst.accuracy.median));
+      if (worst.llr_clip.count > 0)
+        line += fmt::format(", clipped fraction {}", show(worst.llr_clip.median));
+      line += ")";
+    }
+    lines.push_back(line + ".");
+  }
+  return lines;
 }
 
 }  // namespace
@@ -68,9 +115,9 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
 
   struct Collect {
     SampleGroup g;
-    std::vector<double> acc, accept, llr, grad, iters, rhat, cert;
+    std::vector<double> acc, accept, llr, grad, iters, rhat, cert, kl;
   };
-  using SampleKey = std::tuple<std::size_t, std::size_t, bool, double>;
+  using SampleKey = std::tuple<std::size_t, std::size_t, bool, double, bool, double>;
   std::map<SampleKey, Collect> groups;
   using AccountKey = std::tuple<std::size_t, std::size_t, double, std::size_t>;
   std::map<AccountKey, AccountGroup> account;
@@ -92,9 +139,15 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
       account[{mi, si, *eps, rank(accountants, a.accountant)}] = a;
       continue;
     }
-    Collect& c = groups[{mi, si, eps.has_value(), eps.value_or(0.0)}];
+    const std::optional<double> swept = r.number("sweep_value", file);
+    Collect& c = groups[{mi, si, swept.has_value(), swept.value_or(0.0), eps.has_value(),
+                         eps.value_or(0.0)}];
     c.g.model = r.text("model");
     c.g.sampler = r.text("sampler");
+    if (swept) {
+      c.g.sweep_param = r.text("sweep_param");
+      c.g.sweep_value = swept;
+    }
     c.g.epsilon = eps;
     c.g.metric = has_mmd.count(c.g.model)        ? "mmd"
                  : has_accuracy.count(c.g.model) ? "test_accuracy"
@@ -114,6 +167,7 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
     add(c.iters, "iterations_total");
     add(c.rhat, "max_rhat");
     add(c.cert, "certified_epsilon");
+    add(c.kl, "sym_kl");
   }
   for (auto& [key, c] : groups) {
     c.g.accuracy = spread_of(c.acc);
@@ -123,6 +177,7 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
     c.g.iterations = spread_of(c.iters);
     c.g.rhat = spread_of(c.rhat);
     c.g.certified_epsilon = spread_of(c.cert);
+    c.g.sym_kl = spread_of(c.kl);
     out.sample.push_back(std::move(c.g));
   }
   for (auto& [key, a] : account) out.account.push_back(std::move(a));
@@ -136,7 +191,7 @@ std::vector<std::string> reading_of(const ResultsSummary& summary) {
   std::map<std::pair<std::string, double>, std::vector<const SampleGroup*>> by_eps;
   std::vector<std::pair<std::string, double>> order;
   for (const auto& g : summary.sample) {
-    if (!g.epsilon || g.accuracy.count == 0) continue;
+    if (!g.epsilon || g.sweep_value || g.accuracy.count == 0) continue;
     const auto key = std::make_pair(g.model, *g.epsilon);
     if (!by_eps.count(key)) order.push_back(key);
     by_eps[key].push_back(&g);
@@ -159,16 +214,35 @@ std::vector<std::string> reading_of(const ResultsSummary& summary) {
     }
     lines.push_back(line + ".");
   }
+  // The symmetric KL of the histograms (sym_kl), where recorded: lowest is best.
+  std::map<std::pair<std::string, double>, const SampleGroup*> best_kl;
+  std::vector<std::pair<std::string, double>> kl_order;
   for (const auto& g : summary.sample) {
-    if (!g.epsilon && g.accuracy.count > 0) {
+    if (!g.epsilon || g.sweep_value || g.sym_kl.count == 0) continue;
+    const auto key = std::make_pair(g.model, *g.epsilon);
+    if (!best_kl.count(key)) kl_order.push_back(key);
+    if (!best_kl.count(key) || g.sym_kl.median < best_kl[key]->sym_kl.median) best_kl[key] = &g;
+  }
+  for (const auto& key : kl_order) {
+    const SampleGroup& g = *best_kl[key];
+    lines.push_back(fmt::format("{}, ε = {}: {} has the lowest median sym_kl ({}, {} runs).",
+                                key.first, format_number(key.second), g.sampler,
+                                show(g.sym_kl.median), g.sym_kl.count));
+  }
+  for (const auto& line : sweep_reading(summary)) lines.push_back(line);
+  for (const auto& g : summary.sample) {
+    if (!g.epsilon && !g.sweep_value && g.accuracy.count > 0) {
       lines.push_back(fmt::format("{}: non-private baseline {} has median {} {} ({} runs).",
                                   g.model, g.sampler, g.metric, show(g.accuracy.median),
                                   g.accuracy.count));
     }
     if (g.errors > 0) {
-      lines.push_back(fmt::format("{}, {}, {}: {} of {} cells failed (first: {}).", g.model,
-                                  g.sampler, eps_text(g.epsilon), g.errors, g.errors + g.completed,
-                                  g.first_error));
+      const std::string swept =
+          g.sweep_value ? fmt::format(", {} = {}", g.sweep_param, format_number(*g.sweep_value))
+                        : std::string();
+      lines.push_back(fmt::format("{}, {}{}, {}: {} of {} cells failed (first: {}).", g.model,
+                                  g.sampler, swept, eps_text(g.epsilon), g.errors,
+                                  g.errors + g.completed, g.first_error));
     }
   }
   // Accounting: per (model, template), the accountant allowing the most and the fewest

@@ -1,7 +1,7 @@
 // Aggregates an experiment's results (run/results_csv.hpp) for the report: per (model, sampler,
-// ε) the median and interquartile range of the accuracy metric, acceptance rate, clip fractions
-// and iterations over the completed repeats; per (model, sampler template, ε, accountant) the
-// iterations allowed. Quantiles are type 7 (R's and numpy's default, diagnostics/quantile.hpp).
+// sweep value, ε) the median and interquartile range of the accuracy metric, acceptance rate, clip
+// fractions and iterations over the completed repeats; per (model, sampler template, ε, accountant)
+// the iterations allowed. Quantiles are type 7 (R's and numpy's default, diagnostics/quantile.hpp).
 // The accuracy metric of a model is the MMD when any of its rows has one, else the distance of
 // the mean (the circle has no exact posterior sampler, so no MMD).
 #pragma once
@@ -28,12 +28,15 @@ Spread spread_of(std::vector<double> values);
 struct SampleGroup {
   std::string model;
   std::string sampler;
-  std::optional<double> epsilon;  // none: non-private baseline
-  std::string metric;             // "mmd" or "mean_error"
+  std::string sweep_param;            // the swept hyperparameter ("" without a sweep)
+  std::optional<double> sweep_value;  // its value (none: the label is not swept)
+  std::optional<double> epsilon;      // none: non-private baseline
+  std::string metric;                 // "mmd", "test_accuracy" or "mean_error"
   std::size_t completed = 0;
   std::size_t errors = 0;
   std::string first_error;
   Spread accuracy, acceptance, llr_clip, grad_clip, iterations, rhat, certified_epsilon;
+  Spread sym_kl;  // the sym_kl column (lower is better, like the MMD)
 };
 
 struct AccountGroup {
@@ -48,7 +51,8 @@ struct AccountGroup {
 
 struct ResultsSummary {
   std::size_t rows = 0;
-  std::vector<SampleGroup> sample;  // models and samplers in order of appearance, ε ascending
+  // Models and samplers in order of appearance, then sweep value and ε ascending.
+  std::vector<SampleGroup> sample;
   std::vector<AccountGroup> account;
 };
 
@@ -56,7 +60,8 @@ struct ResultsSummary {
 ResultsSummary summarize_results(const ResultsFile& results, const std::string& file);
 
 // Sentences read off the numbers: the sampler with the lowest median metric at each ε, the
-// non-private baselines, failed cells, and the accountants' iteration ratios.
+// non-private baselines, for a sweep the best and worst value per (model, sampler, ε), failed
+// cells, and the accountants' iteration ratios.
 std::vector<std::string> reading_of(const ResultsSummary& summary);
 
 // "{:.4g}", or "NA" for NaN.

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "data/csv_loader.hpp"
+#include "diagnostics/histogram_kl.hpp"
 #include "diagnostics/sample_error.hpp"
 #include "io/run_report.hpp"
 #include "models/logistic_regression.hpp"
@@ -291,6 +292,14 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
       accuracy["mmd_bandwidth"] = json_number(out.mmd->bandwidth);
       accuracy["mean_error"] = json_number(*out.mean_error);
       accuracy["cov_error"] = json_number(cov_error(pooled, reference));
+      // DP-Fast MH's metric (003 Section 6.1), defined for two parameters: all kept draws
+      // against the exact ones, 100 × 100 bins and the header's smoothing, so values compare
+      // only at similar numbers of draws.
+      if (model->dim() == 2) {
+        out.sym_kl = symmetric_kl_histogram(pooled, reference);
+        accuracy["sym_kl"] = json_number(*out.sym_kl);
+        accuracy["sym_kl_bins"] = 100;
+      }
     } else if (preset.load_test_data) {
       // Public held-out rows: the posterior predictive's accuracy is post-processing of the draws.
       const auto* logistic = dynamic_cast<const LogisticRegressionModel*>(model.get());

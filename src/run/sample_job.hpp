@@ -47,8 +47,12 @@ struct SampleSpec {
 struct SampleOutcome {
   RunResult run;
   Summary summary;
-  std::optional<MmdResult> mmd;         // against exact draws, when the model has them
-  std::optional<double> mean_error;     // against the exact (or known) posterior mean
+  std::optional<MmdResult> mmd;      // against exact draws, when the model has them
+  std::optional<double> mean_error;  // against the exact (or known) posterior mean
+  // Symmetric KL between 100 × 100 histograms of the kept draws and of the exact draws over the
+  // box covering both (diagnostics/histogram_kl.hpp; 003_d4664856a36907c9.txt Section 6.1):
+  // two-parameter models with exact posterior draws only.
+  std::optional<double> sym_kl;
   std::optional<double> test_accuracy;  // posterior predictive on public held-out rows
   std::vector<std::filesystem::path> draw_files;
   std::filesystem::path report_file;

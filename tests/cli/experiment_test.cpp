@@ -39,9 +39,11 @@ TEST(CliExperiment, TinySpecEndToEnd) {
       << r.out;
   const std::string csv = slurp(out / "results.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "kind,model,sampler,epsilon,delta,repeat,accountant,bound,n,chains,seed,data_seed,"
+            "kind,model,sampler,sweep_param,sweep_value,epsilon,delta,repeat,accountant,bound,n,"
+            "chains,seed,data_seed,"
             "iterations_per_chain,iterations_total,acceptance_rate,llr_clip_frac,grad_clip_frac,"
-            "mmd,mean_error,cov_error,test_accuracy,max_rhat,certified_epsilon,wall_seconds,status,"
+            "mmd,mean_error,cov_error,sym_kl,test_accuracy,max_rhat,certified_epsilon,wall_seconds,"
+            "status,"
             "message,"
             "spec_hash");
   EXPECT_EQ(count_lines(csv), 1u + 2 * 2 + 2);  // header, dp-penalty 2 ε × 2 repeats, rwmh 2
@@ -79,10 +81,50 @@ TEST(CliExperiment, TomlSpecAndAccountKind) {
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const std::string csv = slurp(out / "results.csv");
   EXPECT_EQ(count_lines(csv), 1u + 4);
-  EXPECT_NE(csv.find("account,banana-flat-2d,strong,2,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("account,banana-flat-2d,strong,NA,NA,2,"), std::string::npos) << csv;
   r = run_cli("report " + (out / "results.csv").string() + " --out " + (dir / "rep").string(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(dir / "rep/plots/accounting.png"));
+}
+
+// The clipping study end to end: `sample --sampler rwmh --clip` writes clip_frac__, a bad bound
+// is a config error (78) naming the option, and a swept spec's report has the sweep figures and
+// names the best value.
+TEST(CliExperiment, ClippedRwmhAndSweptReport) {
+  const auto dir = scratch_dir("experiment-clip");
+  auto r = run_cli(
+      "sample --model banana-flat-2d --sampler rwmh --clip 0.5 --n 2000 --iter 40 "
+      "--warmup 20 --chains 1 --seed 1 --quiet --out " +
+          (dir / "s").string(),
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(slurp(dir / "s/chain-1.csv").find("lp__,accept_stat__,clip_frac__,theta.1"),
+            std::string::npos);
+  r = run_cli(
+      "sample --model banana-flat-2d --sampler hmc --clip 0 --n 2000 --iter 10 --warmup 0 "
+      "--chains 1 --seed 1 --quiet --out " +
+          (dir / "s0").string(),
+      dir);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--clip"), std::string::npos) << r.err;
+
+  std::ofstream(dir / "sweep.json") << R"({
+    "models": ["banana-flat-2d"], "samplers": ["rwmh"], "n": 2000, "repeats": 2,
+    "iterations": {"warmup": 20, "samples": 40}, "reference_draws": 100, "seed": 4,
+    "sweep": {"param": "clip", "values": [0.5, 1000]}})";
+  const auto out = dir / "out";
+  r = run_cli("experiment " + (dir / "sweep.json").string() + " --threads 2 --out " + out.string(),
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("4 cells"), std::string::npos) << r.out;
+  r = run_cli("report " + (out / "results.csv").string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  for (const char* f : {"report/plots/sweep.png", "report/plots/sweep.svg",
+                        "report/plots/sweep-clipped.png", "report/plots/sweep-clipped.svg"}) {
+    ASSERT_TRUE(std::filesystem::exists(out / f)) << f;
+  }
+  EXPECT_NE(slurp(out / "report/report.html").find("banana-flat-2d, rwmh: best clip = "),
+            std::string::npos);
 }
 
 TEST(CliExperiment, BadInputExitCodes) {

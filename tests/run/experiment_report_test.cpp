@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include "core/error.hpp"
 #include "io/html_text.hpp"
@@ -186,7 +188,102 @@ TEST(ExperimentReport, WritesPlotsAndPage) {
   EXPECT_NE(html.find("<td>201</td>"), std::string::npos);
   EXPECT_NE(html.find("made by hand"), std::string::npos);
   const std::string summary = slurp(r.summary_csv);
-  EXPECT_NE(summary.find("\nbanana-flat-2d,s1,1,mmd,4,0,"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\nbanana-flat-2d,s1,NA,NA,1,mmd,4,0,"), std::string::npos) << summary;
+}
+
+// A swept spec: rwmh at clip 0.5, 2, 1000 (two repeats each) and an unswept hmc. With two values
+// a and b, type 7 gives median (a + b)/2, Q1 a + (b − a)/4, Q3 b − (b − a)/4 (binary fractions
+// here, so exact): clip 0.5 → MMD 0.5 [0.375, 0.625], clipped fraction 0.5; clip 2 → 0.125
+// [0.09375, 0.15625], 0.1; clip 1000 → 0.25 [0.1875, 0.3125], 0. Best value 2, worst 0.5.
+TEST(ExperimentReport, SweepGroupsPlotsAndReading) {
+  const auto dir = fresh_dir("sweep");
+  std::string text = results_header();
+  const std::vector<std::tuple<std::string, std::string, std::string, std::string>> rows = {
+      {"0.5", "0.25", "0.75", "0.5"},
+      {"2", "0.0625", "0.1875", "0.1"},
+      {"1000", "0.125", "0.375", "0"}};
+  for (const auto& [value, m1, m2, clip] : rows) {
+    for (const auto& [rep, m] : {std::pair{1, m1}, std::pair{2, m2}}) {
+      ResultRow r = sample_row("banana-flat-2d", "rwmh", "NA", rep, m, "1", "0.5", clip);
+      r.set("sweep_param", "clip");
+      r.cells["sweep_value"] = value;
+      text += format_row(r);
+    }
+  }
+  text += format_row(sample_row("banana-flat-2d", "hmc", "NA", 1, "0.03", "1", "0.9", "NA"));
+  const auto file = dir / "results.csv";
+  std::ofstream(file) << text;
+
+  const auto summary = summarize_results(read_results(file), file.string());
+  ASSERT_EQ(summary.sample.size(), 4u);
+  EXPECT_EQ(summary.sample[0].sweep_param, "clip");
+  EXPECT_EQ(summary.sample[0].sweep_value, std::optional<double>(0.5));
+  EXPECT_DOUBLE_EQ(summary.sample[0].accuracy.median, 0.5);
+  EXPECT_EQ(summary.sample[1].sweep_value, std::optional<double>(2));  // ascending values
+  EXPECT_FALSE(summary.sample[3].sweep_value.has_value());
+  std::string all;
+  for (const auto& l : reading_of(summary)) all += l + "\n";
+  EXPECT_NE(all.find("banana-flat-2d, rwmh: best clip = 2 (median mmd 0.125"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("clipped fraction 0.1)"), std::string::npos) << all;
+  EXPECT_NE(all.find("worst clip = 0.5 (median 0.5, clipped fraction 0.5)"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("non-private baseline hmc"), std::string::npos) << all;
+  EXPECT_EQ(all.find("non-private baseline rwmh"), std::string::npos) << all;
+
+  ReportOptions o;
+  o.results = file;
+  o.plots = false;  // scripts and data only: the sweep data files are checked directly
+  const auto r = write_experiment_report(o);
+  std::vector<std::string> names;
+  for (const auto& f : r.figures) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"accuracy", "sweep", "sweep-clipped"}));
+  const auto plots = r.out_dir / "plots";
+  EXPECT_EQ(slurp(plots / "sweep-banana-flat-2d-rwmh.dat"),
+            "# clip median q25 q75 clip\n0.5 0.5 0.375 0.625 0.5\n2 0.125 0.09375 0.15625 2\n"
+            "1000 0.25 0.1875 0.3125 1000\n");
+  EXPECT_EQ(slurp(plots / "sweep-clipped-banana-flat-2d-rwmh.dat"),
+            "# clip_fraction median q25 q75 clip\n0.5 0.5 0.375 0.625 0.5\n0.1 0.125 0.09375 "
+            "0.15625 2\n0 0.25 0.1875 0.3125 1000\n");
+  EXPECT_NE(slurp(plots / "sweep.gp").find("set logscale x"), std::string::npos);
+  const std::string csv = slurp(r.summary_csv);
+  EXPECT_NE(csv.find("\nbanana-flat-2d,rwmh,clip,2,NA,mmd,2,0,0.125,"), std::string::npos) << csv;
+}
+
+// sym_kl (lower is better): a at ε = 1 has 0.5 and 1.5 → median 1, b has 0.25 and 0.75 →
+// median 0.5, so b has the lowest median sym_kl; its own figure and summary column.
+TEST(ExperimentReport, SymKlSummaryReadingAndFigure) {
+  const auto dir = fresh_dir("symkl");
+  std::string text = results_header();
+  const std::vector<std::tuple<std::string, int, std::string>> rows = {
+      {"a", 1, "0.5"}, {"a", 2, "1.5"}, {"b", 1, "0.25"}, {"b", 2, "0.75"}};
+  for (const auto& [sampler, rep, kl] : rows) {
+    ResultRow r = sample_row("mixture-fastmh-2d", sampler, "1", rep, "0.1", "1", "0.5", "NA");
+    r.cells["sym_kl"] = kl;
+    text += format_row(r);
+  }
+  const auto file = dir / "results.csv";
+  std::ofstream(file) << text;
+  const auto summary = summarize_results(read_results(file), file.string());
+  ASSERT_EQ(summary.sample.size(), 2u);
+  EXPECT_DOUBLE_EQ(summary.sample[0].sym_kl.median, 1.0);
+  EXPECT_DOUBLE_EQ(summary.sample[1].sym_kl.median, 0.5);
+  std::string all;
+  for (const auto& l : reading_of(summary)) all += l + "\n";
+  EXPECT_NE(all.find("mixture-fastmh-2d, ε = 1: b has the lowest median sym_kl (0.5, 2 runs)."),
+            std::string::npos)
+      << all;
+  ReportOptions o;
+  o.results = file;
+  o.plots = false;
+  const auto r = write_experiment_report(o);
+  std::vector<std::string> names;
+  for (const auto& f : r.figures) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"accuracy", "sym-kl"}));
+  EXPECT_EQ(slurp(r.out_dir / "plots" / "sym-kl-mixture-fastmh-2d-b.dat"),
+            "# epsilon median q25 q75\n1 0.5 0.375 0.625\n");
+  EXPECT_NE(slurp(r.summary_csv).find("max_rhat_median,sym_kl_median\n"), std::string::npos);
+  EXPECT_NE(slurp(r.summary_csv).find(",NA,1\n"), std::string::npos);  // a: R̂ NA, sym_kl 1
 }
 
 TEST(ExperimentReport, MissingGnuplotIsAClearError) {
@@ -235,7 +332,8 @@ TEST(ExperimentReport, BadCsvNamesFileLineAndColumn) {
   bad_mmd.replace(bad_mmd.find("0.1"), 3, "abc");
   expect_data_error(h + good + bad_mmd,
                     ":3: column 'mmd': expected a finite number or NA, got 'abc'");
-  expect_data_error(h + "sample,m,s\n", ":2: expected 27 cells");
+  expect_data_error(h + "sample,m,s\n",
+                    ":2: expected " + std::to_string(results_columns().size()) + " cells");
   std::string bad_status = good;
   bad_status.replace(bad_status.find("completed"), 9, "done");
   expect_data_error(h + bad_status, ":2: column 'status'");

@@ -202,6 +202,113 @@ TEST(ExperimentRunner, SchemaRowsDeterminismAndResume) {
   EXPECT_EQ(without_times(slurp(dir1 / "results.csv")), without_times(slurp(dir2 / "results.csv")));
 }
 
+// rwmh swept over two clip bounds, hmc not swept and with its own iterations: 2 × 2 + 2 cells in
+// the order models → samplers → sweep value → repeats.
+ExperimentSpec sweep_spec() {
+  const json d = {{"name", "sweep"},
+                  {"models", {"banana-flat-2d"}},
+                  {"samplers", {"rwmh", "hmc"}},
+                  {"params", {{"hmc", {{"iterations", {{"warmup", 10}, {"samples", 15}}}}}}},
+                  {"sweep", {{"param", "clip"}, {"values", {0.5, 1000}}, {"samplers", {"rwmh"}}}},
+                  {"repeats", 2},
+                  {"n", 2000},
+                  {"iterations", {{"warmup", 40}, {"samples", 40}}},
+                  {"reference_draws", 100},
+                  {"seed", 9}};
+  return parse_experiment_spec(d, "sweep.json", "full");
+}
+
+TEST(ExperimentRunner, SweepGridKeysSeedsAndRows) {
+  const auto spec = sweep_spec();
+  const auto cells = experiment_cells(spec);
+  ASSERT_EQ(cells.size(), 6u);
+  EXPECT_EQ(cells[0].key, "sample/banana-flat-2d/rwmh/clip=0.5/NA/1");
+  EXPECT_EQ(cells[1].key, "sample/banana-flat-2d/rwmh/clip=0.5/NA/2");
+  EXPECT_EQ(cells[2].key, "sample/banana-flat-2d/rwmh/clip=1000/NA/1");
+  EXPECT_EQ(cells[4].key, "sample/banana-flat-2d/hmc/NA/1");
+  EXPECT_EQ(cells[2].sampler.overrides["clip"], 1000.0);
+  EXPECT_FALSE(cells[4].sampler.overrides.contains("clip"));
+  EXPECT_EQ(cells[0].data_seed, cells[2].data_seed);  // paired across sweep values
+  EXPECT_NE(cells[0].seed, cells[2].seed);
+  // An unswept label keeps the seed and hash it has in the same spec without a sweep.
+  auto nosweep = spec;
+  nosweep.sweep.reset();
+  nosweep.resolved.erase("sweep");
+  const auto plain_cells = experiment_cells(nosweep);
+  EXPECT_EQ(plain_cells[2].key, cells[4].key);
+  EXPECT_EQ(plain_cells[2].seed, cells[4].seed);
+  EXPECT_EQ(plain_cells[2].spec_hash, cells[4].spec_hash);
+  EXPECT_NE(plain_cells[0].spec_hash, cells[0].spec_hash);  // the swept parameter is in the hash
+
+  const auto dir = fresh_dir("sweep");
+  const auto out = run(spec, dir, 2);
+  EXPECT_EQ(out.ran, 6u);
+  EXPECT_EQ(out.errors, 0u);
+  const auto file = read_results(dir / "results.csv");
+  ASSERT_EQ(file.rows.size(), 6u);
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(file.rows[i].cell_key(), cells[i].key);
+  for (int i = 0; i < 2; ++i) {
+    const auto& small = file.rows[static_cast<std::size_t>(i)];
+    const auto& huge = file.rows[static_cast<std::size_t>(i + 2)];
+    EXPECT_EQ(small.text("sweep_param"), "clip");
+    EXPECT_EQ(*small.number("sweep_value", "x"), 0.5);
+    // At b = 0.5 the proposal sd 0.01 clips a share of rows; at b = 1000 none.
+    EXPECT_GT(*small.number("llr_clip_frac", "x"), 0.0);
+    EXPECT_EQ(*huge.number("llr_clip_frac", "x"), 0.0);
+    EXPECT_EQ(*small.number("iterations_per_chain", "x"), 80.0);
+  }
+  EXPECT_EQ(file.rows[4].text("sweep_param"), "NA");
+  EXPECT_EQ(file.rows[4].text("llr_clip_frac"), "NA");
+  EXPECT_EQ(*file.rows[4].number("iterations_per_chain", "x"), 25.0);
+  EXPECT_TRUE(
+      std::filesystem::exists(dir / "cells/banana-flat-2d/rwmh/clip-0.5/non-private/rep-1"));
+
+  // Resume: delete the row of a swept cell; only it runs again.
+  const std::string text = slurp(dir / "results.csv");
+  {
+    std::istringstream in(text);
+    std::string line, kept;
+    for (int i = 0; std::getline(in, line); ++i) {
+      if (i != 3) kept += line + "\n";
+    }
+    std::ofstream(dir / "results.csv") << kept;
+  }
+  const auto again = run(spec, dir, 1);
+  EXPECT_EQ(again.skipped, 5u);
+  EXPECT_EQ(again.ran, 1u);
+  EXPECT_EQ(without_times(text), without_times(slurp(dir / "results.csv")));
+}
+
+// A results file written before the sweep columns existed is read (sweep NA), resumed, and
+// rewritten with the current header and otherwise the same rows.
+TEST(ExperimentRunner, OlderCsvWithoutSweepColumnsIsUpgraded) {
+  const auto spec = tiny_spec();
+  const auto dir = fresh_dir("upgrade");
+  run(spec, dir, 2);
+  const std::string current = slurp(dir / "results.csv");
+  // Drop the two sweep columns (4th and 5th) from every line.
+  std::istringstream in(current);
+  std::string line, old;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ls(line);
+    std::string c;
+    while (std::getline(ls, c, ',')) cells.push_back(c);
+    ASSERT_GT(cells.size(), 5u);
+    ASSERT_TRUE(cells[3] == "sweep_param" || cells[3] == "NA") << line;
+    cells.erase(cells.begin() + 3, cells.begin() + 5);
+    for (std::size_t j = 0; j < cells.size(); ++j) old += (j ? "," : "") + cells[j];
+    old += "\n";
+  }
+  std::ofstream(dir / "results.csv") << old;
+  const auto file = read_results(dir / "results.csv");
+  EXPECT_EQ(file.rows.front().text("sweep_param"), "NA");
+  const auto out = run(spec, dir, 1);
+  EXPECT_EQ(out.skipped, 6u);
+  EXPECT_EQ(out.ran, 0u);
+  EXPECT_EQ(slurp(dir / "results.csv"), current);
+}
+
 TEST(ExperimentRunner, InterruptedRunResumes) {
   const auto spec = tiny_spec();
   const auto dir = fresh_dir("interrupt");

@@ -157,6 +157,47 @@ TEST(ExperimentSpec, BadKeysAndValuesNameFileAndKey) {
        },
        "'repeats'"},
       {"name with a slash", [](json& d) { d["name"] = "a/b"; }, "'name'"},
+      {"sweep not an object", [](json& d) { d["sweep"] = 3; }, "'sweep'"},
+      {"sweep unknown key",
+       [](json& d) {
+         d["sweep"] = {{"param", "clip"}, {"values", {1}}, {"step", 2}};
+       },
+       "'sweep.step'"},
+      {"sweep param a sampler lacks",
+       [](json& d) {
+         d["sweep"] = {{"param", "tau"}, {"values", {1, 2}}};  // rwmh has no tau
+       },
+       "'sweep.param'"},
+      {"sweep value twice",
+       [](json& d) {
+         d["sweep"] = {{"param", "clip"}, {"values", {1, 1}}};
+       },
+       "'sweep.values[1]'"},
+      {"sweep value text",
+       [](json& d) {
+         d["sweep"] = {{"param", "clip"}, {"values", {"big"}}};
+       },
+       "'sweep.values[0]'"},
+      {"sweep of an unknown label",
+       [](json& d) {
+         d["sweep"] = {{"param", "clip"}, {"values", {1}}, {"samplers", {"hmc"}}};
+       },
+       "'sweep.samplers[0]'"},
+      {"swept parameter fixed in params",
+       [](json& d) {
+         d["sweep"] = {{"param", "tau"}, {"values", {1}}, {"samplers", {"strong"}}};
+       },
+       "'params.strong.tau'"},
+      {"iterations of a private label",
+       [](json& d) {
+         d["params"]["strong"]["iterations"] = {{"samples", 10}};
+       },
+       "'params.strong.iterations'"},
+      {"label iterations key",
+       [](json& d) {
+         d["params"]["rwmh"]["iterations"] = {{"burn", 10}};
+       },
+       "'params.rwmh.iterations.burn'"},
   };
   for (const auto& c : cases) {
     json d = good_spec();
@@ -172,6 +213,27 @@ TEST(ExperimentSpec, BadKeysAndValuesNameFileAndKey) {
       ADD_FAILURE() << c.what << ": wrong exception type: " << e.what();
     }
   }
+}
+
+// The sweep (default: every label) and per-label iterations of non-private samplers.
+TEST(ExperimentSpec, SweepAndLabelIterations) {
+  json d = good_spec();
+  d["sweep"] = {{"param", "clip"}, {"values", {0.5, 1000}}, {"samplers", {"rwmh", "strong"}}};
+  d["params"]["rwmh"]["iterations"] = {{"samples", 3000}};
+  auto s = parse_experiment_spec(d, "tiny.json", "full");
+  ASSERT_TRUE(s.sweep.has_value());
+  EXPECT_EQ(s.sweep->param, "clip");
+  EXPECT_EQ(s.sweep->values, (std::vector<double>{0.5, 1000}));
+  EXPECT_TRUE(s.sweep->sweeps("rwmh"));
+  EXPECT_FALSE(s.sweep->sweeps("dp-penalty"));
+  EXPECT_FALSE(s.samplers[1].warmup.has_value());
+  EXPECT_EQ(s.samplers[1].samples, std::optional<std::size_t>(3000));
+  EXPECT_FALSE(s.samplers[1].overrides.contains("iterations"));
+  EXPECT_EQ(s.resolved["samplers"][1]["iterations"], json({{"warmup", 20}, {"samples", 3000}}));
+  EXPECT_EQ(s.resolved["sweep"]["samplers"], json({"rwmh", "strong"}));
+  d["sweep"].erase("samplers");
+  s = parse_experiment_spec(d, "tiny.json", "full");
+  EXPECT_EQ(s.sweep->labels, (std::vector<std::string>{"dp-penalty", "rwmh", "strong"}));
 }
 
 TEST(ExperimentSpec, ProfileNameAndMissingFile) {
