@@ -273,7 +273,7 @@ std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesyste
             "notitle",
             gnuplot_quote(file), c));
       } else {
-        p.plots.push_back(fmt::format("{} using 1:3:4 with yerrorbars lc rgb '{}' pt 7 notitle",
+        p.plots.push_back(fmt::format("{} using 1:2:3:4 with yerrorbars lc rgb '{}' pt 7 notitle",
                                       gnuplot_quote(file), c));
       }
       p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",

@@ -246,6 +246,9 @@ TEST(ExperimentReport, SweepGroupsPlotsAndReading) {
             "# clip_fraction median q25 q75 clip\n0.5 0.5 0.375 0.625 0.5\n0.1 0.125 0.09375 "
             "0.15625 2\n0 0.25 0.1875 0.3125 1000\n");
   EXPECT_NE(slurp(plots / "sweep.gp").find("set logscale x"), std::string::npos);
+  // Error bars from the quartiles: x, median, Q1, Q3.
+  EXPECT_NE(slurp(plots / "sweep-clipped.gp").find("using 1:2:3:4 with yerrorbars"),
+            std::string::npos);
   const std::string csv = slurp(r.summary_csv);
   EXPECT_NE(csv.find("\nbanana-flat-2d,rwmh,clip,2,NA,mmd,2,0,0.125,"), std::string::npos) << csv;
 }
