@@ -29,6 +29,7 @@ bool list_key(const std::vector<std::string>& parents, const std::string& name) 
     return name == "models" || name == "samplers" || name == "epsilons" || name == "metrics" ||
            name == "accountants";
   if (parents.size() == 2 && parents[0] == "profiles") return list_key({}, name);
+  if (parents.back() == "sweep") return name == "values" || name == "samplers";
   return parents.back() == "init" && (name == "centre" || name == "point");
 }
 
@@ -114,7 +115,8 @@ namespace {
 void add_experiment_command(CLI::App& app) {
   auto a = std::make_shared<ExperimentArgs>();
   auto* cmd = app.add_subcommand(
-      "experiment", "Run an experiment spec (models x samplers x epsilon x repeats) into a CSV");
+      "experiment",
+      "Run an experiment spec (models x samplers [x sweep values] x epsilon x repeats) into a CSV");
   cmd->add_option("SPEC", a->spec, "Experiment spec, JSON or TOML (see experiments/)")->required();
   cmd->add_option("--out", a->out,
                   "Output directory (default: out/experiments/NAME-PROFILE); an existing "

@@ -108,12 +108,14 @@ TEST(CliExperiment, ClippedRwmhAndSweptReport) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--clip"), std::string::npos) << r.err;
 
-  std::ofstream(dir / "sweep.json") << R"({
-    "models": ["banana-flat-2d"], "samplers": ["rwmh"], "n": 2000, "repeats": 2,
-    "iterations": {"warmup": 20, "samples": 40}, "reference_draws": 100, "seed": 4,
-    "sweep": {"param": "clip", "values": [0.5, 1000]}})";
+  // TOML: one-element arrays stay lists (sweep.samplers).
+  std::ofstream(dir / "sweep.toml") << "models = [\"banana-flat-2d\"]\nsamplers = [\"rwmh\"]\n"
+                                       "n = 2000\nrepeats = 2\nreference_draws = 100\nseed = 4\n"
+                                       "[iterations]\nwarmup = 20\nsamples = 40\n"
+                                       "[sweep]\nparam = \"clip\"\nvalues = [0.5, 1000]\n"
+                                       "samplers = [\"rwmh\"]\n";
   const auto out = dir / "out";
-  r = run_cli("experiment " + (dir / "sweep.json").string() + " --threads 2 --out " + out.string(),
+  r = run_cli("experiment " + (dir / "sweep.toml").string() + " --threads 2 --out " + out.string(),
               dir);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("4 cells"), std::string::npos) << r.out;
