@@ -9,7 +9,6 @@
 #include "core/error.hpp"
 
 namespace dpmcmc {
-namespace {
 
 void check_box(const Box2d& b, const char* who) {
   const bool ok = std::isfinite(b.lo1) && std::isfinite(b.hi1) && std::isfinite(b.lo2) &&
@@ -19,6 +18,8 @@ void check_box(const Box2d& b, const char* who) {
                                   b.lo1, b.hi1, b.lo2, b.hi2));
   }
 }
+
+namespace {
 
 std::size_t checked_bins(int bins) {
   if (bins < 1 || bins > kHistogramKlMaxBins) {

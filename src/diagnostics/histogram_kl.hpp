@@ -45,6 +45,9 @@ struct Box2d {
   double lo1 = 0.0, hi1 = 1.0, lo2 = 0.0, hi2 = 1.0;
 };
 
+// ConfigError naming `who` unless the box is finite with lo < hi on both axes.
+void check_box(const Box2d& b, const char* who);
+
 // Bin probabilities of a bins × bins histogram over a box; prob(i, j) is the bin of θ1 in
 // [lo1 + i h1, lo1 + (i+1) h1) and θ2 in the j-th interval. prob sums to 1 over the box;
 // `outside` is the fraction of draws (or of mass) that fell outside it and was left out.

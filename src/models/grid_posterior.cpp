@@ -17,15 +17,6 @@
 namespace dpmcmc {
 namespace {
 
-void check_box(const Box2d& b, const char* who) {
-  const bool ok = std::isfinite(b.lo1) && std::isfinite(b.hi1) && std::isfinite(b.lo2) &&
-                  std::isfinite(b.hi2) && b.lo1 < b.hi1 && b.lo2 < b.hi2;
-  if (!ok) {
-    throw ConfigError(fmt::format("{}: box [{}, {}] x [{}, {}] must be finite with lo < hi", who,
-                                  b.lo1, b.hi1, b.lo2, b.hi2));
-  }
-}
-
 // overlap(b, i) = |cell_i ∩ bin_b| / |cell_i| along one axis: cells of width h from lo, bins of
 // width w from blo. Row b times the cell masses gives the mass of bin b (the density is uniform
 // within each cell).

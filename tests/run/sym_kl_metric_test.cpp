@@ -52,7 +52,8 @@ TEST(SymKlMetric, JobRecordsItForTwoParameterModelsOnly) {
   EXPECT_EQ(out.report["accuracy"]["sym_kl_bins"], 100);
 
   // Independent recomputation: the kept draws of both chains (parameter columns), and the
-  // reference drawn as the job documents it (exact stream of the data seed, 300 draws).
+  // reference drawn as the job documents it (exact stream of the data seed: the MMD's 300
+  // draws, then 2·10⁵ for the histogram).
   Mat pooled(0, 2);
   for (const auto& ch : out.run.chains) {
     Mat grown(pooled.rows() + ch.draws.rows(), 2);
@@ -64,8 +65,11 @@ TEST(SymKlMetric, JobRecordsItForTwoParameterModelsOnly) {
   const auto model = preset.make_model();
   const Dataset data = simulate_preset(preset, *model, 5, std::size_t{2000});
   Rng exact = make_rng(5, 0, Stream::exact);
-  const Mat reference = model->sample_posterior(data, 300, exact);
+  const Mat mmd_reference = model->sample_posterior(data, 300, exact);
+  const Mat reference = model->sample_posterior(data, 200000, exact);
+  EXPECT_EQ(out.report["accuracy"]["sym_kl_reference"], 200000);
   EXPECT_DOUBLE_EQ(*out.sym_kl, symmetric_kl_histogram(pooled, reference));
+  EXPECT_NE(*out.sym_kl, symmetric_kl_histogram(pooled, mmd_reference));
   EXPECT_GT(*out.sym_kl, 0.0);
 
   const SampleOutcome ten = run_sample_job(small_job("banana-flat-10d", fresh_dir("job10d")));
