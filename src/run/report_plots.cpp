@@ -126,6 +126,7 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
     p.title = model;
     p.xlabel = "ε";
     double lo = INFINITY, hi = -INFINITY, ymin = INFINITY;
+    bool proportion = false;  // test accuracy lies in [0, 1]: a linear axis reads better
     std::map<std::string, std::string> curves;  // sampler → data
     std::vector<std::string> order;
     for (const auto& g : s.sample) {
@@ -133,6 +134,7 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
       p.ylabel = (kl ? std::string("symmetric KL of histograms") : metric_label(g.metric)) +
                  " (median, IQR)";
       ymin = std::min(ymin, value(g).q25);
+      proportion = proportion || g.metric == "test_accuracy";
       if (g.epsilon) {
         lo = std::min(lo, *g.epsilon);
         hi = std::max(hi, *g.epsilon);
@@ -142,7 +144,7 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
       }
     }
     if (!std::isfinite(lo)) lo = 0, hi = 1;
-    p.logy = ymin > 0;
+    p.logy = ymin > 0 && !proportion;
     for (const auto& sampler : order) {
       const std::string file = fmt::format("{}-{}-{}.dat", stem, safe(model), safe(sampler));
       write_text(dir / file, "# epsilon median q25 q75\n" + curves[sampler]);

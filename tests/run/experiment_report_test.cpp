@@ -191,6 +191,32 @@ TEST(ExperimentReport, WritesPlotsAndPage) {
   EXPECT_NE(summary.find("\nbanana-flat-2d,s1,NA,NA,1,mmd,4,0,"), std::string::npos) << summary;
 }
 
+// Accuracy against ε: MMD (positive, spans decades) on a log axis, test accuracy (a proportion
+// in [0, 1]) on a linear one.
+TEST(ExperimentReport, TestAccuracyPlotsOnALinearAxis) {
+  const auto dir = fresh_dir("accuracy-axis");
+  std::string text = results_header();
+  for (int i = 0; i < 2; ++i) {
+    ResultRow r = sample_row("logistic", "s1", i == 0 ? "1" : "2", 1, "NA", "NA", "0.5", "0");
+    r.cells["test_accuracy"] = i == 0 ? "0.6" : "0.8";
+    text += format_row(r);
+  }
+  std::ofstream(dir / "results.csv") << text;
+  ReportOptions o;
+  o.results = dir / "results.csv";
+  const auto r = write_experiment_report(o);
+  const std::string gp = slurp(dir / "report/plots/accuracy.gp");
+  EXPECT_NE(gp.find("unset logscale y"), std::string::npos) << gp;
+  EXPECT_EQ(gp.find("\nset logscale y"), std::string::npos) << gp;
+  EXPECT_NE(slurp(r.html).find("test_accuracy"), std::string::npos);
+
+  const auto mmd_dir = fresh_dir("mmd-axis");
+  o.results = write_csv(mmd_dir);
+  write_experiment_report(o);
+  EXPECT_NE(slurp(mmd_dir / "report/plots/accuracy.gp").find("\nset logscale y"),
+            std::string::npos);
+}
+
 // A swept spec: rwmh at clip 0.5, 2, 1000 (two repeats each) and an unswept hmc. With two values
 // a and b, type 7 gives median (a + b)/2, Q1 a + (b − a)/4, Q3 b − (b − a)/4 (binary fractions
 // here, so exact): clip 0.5 → MMD 0.5 [0.375, 0.625], clipped fraction 0.5; clip 2 → 0.125
