@@ -228,7 +228,9 @@ void add_sample_command(CLI::App& app) {
                   "hmc: randomised Halton step size (true/false)");
   cmd->add_option("--epsilon", a->epsilon,
                   "Private samplers: the privacy budget epsilon shared by all chains");
-  cmd->add_option("--delta", a->delta, "Private samplers: delta (default 0.1/n)");
+  cmd->add_option("--delta", a->delta,
+                  "Private samplers: delta (default: the preset's, see `dpmcmc models`; 0.1/n "
+                  "with --data or another --n)");
   for (std::size_t i = 0; i < kHyper.size(); ++i) {
     cmd->add_option(kHyper[i].option, a->hyper[i], kHyper[i].help)
         ->type_name(kHyper[i].whole ? "INT" : "FLOAT");

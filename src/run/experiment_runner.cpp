@@ -106,6 +106,7 @@ std::vector<ExperimentCell> experiment_cells(const ExperimentSpec& spec) {
   std::vector<ExperimentCell> cells;
   for (const auto& model : spec.models) {
     for (const auto& choice : spec.samplers) {
+      if (!choice.runs_on(model)) continue;
       const std::string hash = cell_hash(spec, choice);
       std::vector<std::optional<double>> eps;
       if (spec.kind == ExperimentKind::account || experiment_sampler_is_private(choice.sampler)) {

@@ -285,7 +285,8 @@ SweepSpec parse_sweep(const json& v, const Reader& r, const std::vector<SamplerC
   return sweep;
 }
 
-std::vector<SamplerChoice> parse_samplers(const json& doc, const Reader& r, ExperimentKind kind) {
+std::vector<SamplerChoice> parse_samplers(const json& doc, const Reader& r, ExperimentKind kind,
+                                          const std::vector<std::string>& models) {
   const auto labels = r.strings(doc.at("samplers"), "samplers");
   if (labels.empty()) r.fail("samplers", "expected at least one sampler");
   json params = json::object();
@@ -318,8 +319,18 @@ std::vector<SamplerChoice> parse_samplers(const json& doc, const Reader& r, Expe
         if (samples != kUnset) c.samples = samples;
         if (!c.warmup && !c.samples) r.fail(pkey + ".iterations", "expected warmup and/or samples");
       }
+      if (body.contains("models")) {
+        c.models = r.strings(body.at("models"), pkey + ".models");
+        if (c.models.empty()) r.fail(pkey + ".models", "expected at least one model");
+        for (std::size_t m = 0; m < c.models.size(); ++m) {
+          if (std::find(models.begin(), models.end(), c.models[m]) == models.end())
+            r.fail(fmt::format("{}.models[{}]", pkey, m),
+                   fmt::format("'{}' is not in the spec's models ({})", c.models[m],
+                               fmt::join(models, ", ")));
+        }
+      }
       for (const auto& [k, v] : body.items()) {
-        if (k != "sampler" && k != "iterations") c.overrides[k] = v;
+        if (k != "sampler" && k != "iterations" && k != "models") c.overrides[k] = v;
       }
     }
     const bool accepted = kind == ExperimentKind::account
@@ -369,6 +380,7 @@ void preflight(const ExperimentSpec& spec, const Reader& r) {
                          spec.init.centre.size()));
     }
     for (const auto& c : spec.samplers) {
+      if (!c.runs_on(spec.models[i])) continue;
       const std::string where = "params." + c.label;
       try {
         json overrides = c.overrides;
@@ -395,6 +407,10 @@ void preflight(const ExperimentSpec& spec, const Reader& r) {
 }
 
 }  // namespace
+
+bool SamplerChoice::runs_on(const std::string& model) const {
+  return models.empty() || std::find(models.begin(), models.end(), model) != models.end();
+}
 
 bool SweepSpec::sweeps(const std::string& label) const {
   return std::find(labels.begin(), labels.end(), label) != labels.end();
@@ -461,7 +477,7 @@ ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::pat
                          fmt::join(presets_known, ", ")));
   }
   if (!d.contains("samplers")) r.fail("samplers", "missing (the samplers to run)");
-  spec.samplers = parse_samplers(d, r, spec.kind);
+  spec.samplers = parse_samplers(d, r, spec.kind, spec.models);
   const bool any_private =
       spec.kind == ExperimentKind::account ||
       std::any_of(spec.samplers.begin(), spec.samplers.end(),
@@ -528,6 +544,7 @@ ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::pat
   json samplers = json::array();
   for (const auto& c : spec.samplers) {
     samplers.push_back({{"label", c.label}, {"sampler", c.sampler}, {"overrides", c.overrides}});
+    if (!c.models.empty()) samplers.back()["models"] = c.models;
     if (c.warmup || c.samples) {
       samplers.back()["iterations"] = {{"warmup", c.warmup.value_or(spec.warmup)},
                                        {"samples", c.samples.value_or(spec.samples)}};

@@ -36,6 +36,11 @@ struct SamplerChoice {
   // Non-private samplers: iterations per chain for this label ("params": {LABEL: {"iterations":
   // {"warmup": W, "samples": S}}}), replacing the spec's; none: the spec's.
   std::optional<std::size_t> warmup, samples;
+  // The models this label runs on ("params": {LABEL: {"models": [...]}}, a subset of the spec's
+  // models, e.g. a sampler whose published hyperparameters exist for some models only); empty:
+  // every model. A grid coordinate, not a setting: it is not part of the cell hash.
+  std::vector<std::string> models;
+  bool runs_on(const std::string& model) const;
 };
 
 // A hyperparameter swept over values ("sweep": {"param": P, "values": [...], "samplers":

@@ -132,7 +132,11 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
       throw UsageError(fmt::format("--epsilon: sampler '{}' is private and needs a privacy budget",
                                    spec.sampler));
     const double n = static_cast<double>(data.rows());
-    const Budget budget{*spec.epsilon, spec.delta.value_or(0.1 / n)};
+    // Default δ: the preset's (its paper's choice: 0.1/n for the thesis' models, 10⁻⁵ for 003's)
+    // when the run uses the preset's own data of the preset's size, else the papers' rule 0.1/n
+    // for the data actually used.
+    const bool preset_data = !spec.data_file && data.rows() == preset.n && preset.delta > 0.0;
+    const Budget budget{*spec.epsilon, spec.delta.value_or(preset_data ? preset.delta : 0.1 / n)};
     check_epsilon(budget.epsilon, "--epsilon");
     check_delta(budget.delta, "--delta");
     if (!(spec.warmup_fraction >= 0.0 && spec.warmup_fraction < 1.0)) {

@@ -47,6 +47,24 @@ TEST(CliPrivateSample, RecordedSpendEqualsPlannedForEveryAccountant) {
   }
 }
 
+// Without --delta: the preset's δ on the preset's own data (10⁻⁵ for 003's mixture, as
+// `dpmcmc models` shows), the papers' 0.1/n on data of another size.
+TEST(CliPrivateSample, DefaultDeltaIsThePresetsOnItsOwnData) {
+  const auto dir = scratch_dir("private-delta");
+  const auto out = dir / "run";
+  const std::string base =
+      "sample --model mixture-fastmh-2d --sampler dp-fast-mh --epsilon 2 --chains 1 --seed 3 "
+      "--quiet --out " +
+      out.string();
+  for (const auto& [extra, delta] : {std::pair<std::string, double>{"", 1e-5},
+                                     std::pair<std::string, double>{" --n 4000", 0.1 / 4000}}) {
+    const auto r = run_cli(base + extra, dir);
+    ASSERT_EQ(r.exit_code, 0) << extra << ": " << r.err;
+    const auto report = nlohmann::json::parse(slurp(out / "report.json"));
+    EXPECT_DOUBLE_EQ(report["privacy"]["budget"]["delta"].get<double>(), delta) << extra;
+  }
+}
+
 TEST(CliPrivateSample, BudgetErrors) {
   const auto dir = scratch_dir("private-bad");
   const std::string base =

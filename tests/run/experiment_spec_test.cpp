@@ -193,6 +193,15 @@ TEST(ExperimentSpec, BadKeysAndValuesNameFileAndKey) {
          d["params"]["strong"]["iterations"] = {{"samples", 10}};
        },
        "'params.strong.iterations'"},
+      {"label models not in the spec",
+       [](json& d) {
+         d["params"]["rwmh"]["models"] = {"circle", "banana-flat-2d"};
+       },
+       "'params.rwmh.models[1]'"},
+      {"label models empty", [](json& d) { d["params"]["rwmh"]["models"] = json::array(); },
+       "'params.rwmh.models'"},
+      {"label models not a list", [](json& d) { d["params"]["rwmh"]["models"] = "circle"; },
+       "'params.rwmh.models'"},
       {"label iterations key",
        [](json& d) {
          d["params"]["rwmh"]["iterations"] = {{"burn", 10}};
@@ -234,6 +243,30 @@ TEST(ExperimentSpec, SweepAndLabelIterations) {
   d["sweep"].erase("samplers");
   s = parse_experiment_spec(d, "tiny.json", "full");
   EXPECT_EQ(s.sweep->labels, (std::vector<std::string>{"dp-penalty", "rwmh", "strong"}));
+}
+
+// A label restricted to some of the spec's models: not a hyperparameter, shown in the resolved
+// spec. (A sampler without preset hyperparameters on the other models passes the preflight.)
+TEST(ExperimentSpec, LabelModels) {
+  json d = good_spec();
+  d["samplers"].push_back("dp-barker");
+  d["params"]["dp-barker"] = {{"models", {"banana-tempered-2d"}}};
+  EXPECT_THROW(
+      {
+        json all = good_spec();
+        all["samplers"].push_back("dp-barker");
+        parse_experiment_spec(all, "tiny.json", "full");
+      },
+      ConfigError);  // the circle preset has no DP Barker hyperparameters
+  const auto s = parse_experiment_spec(d, "tiny.json", "full");
+  ASSERT_EQ(s.samplers.size(), 4u);
+  EXPECT_EQ(s.samplers[3].models, (std::vector<std::string>{"banana-tempered-2d"}));
+  EXPECT_TRUE(s.samplers[3].overrides.empty());
+  EXPECT_TRUE(s.samplers[3].runs_on("banana-tempered-2d"));
+  EXPECT_FALSE(s.samplers[3].runs_on("circle"));
+  EXPECT_TRUE(s.samplers[0].runs_on("circle"));
+  EXPECT_EQ(s.resolved["samplers"][3]["models"], json({"banana-tempered-2d"}));
+  EXPECT_FALSE(s.resolved["samplers"][0].contains("models"));
 }
 
 TEST(ExperimentSpec, ProfileNameAndMissingFile) {
