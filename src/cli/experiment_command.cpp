@@ -20,6 +20,7 @@ using nlohmann::json;
 struct ExperimentArgs {
   std::string spec, out, profile = "full";
   int threads = 0;
+  std::vector<std::string> cells;  // key patterns; empty: every cell
 };
 
 // Keys that are lists even when the TOML array has one element (CLI11 flattens arrays into
@@ -125,6 +126,11 @@ void add_experiment_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--profile", a->profile, "quick or full (the spec's profiles)")
       ->capture_default_str();
+  cmd->add_option("--cells", a->cells,
+                  "Run only the cells whose key KIND/MODEL/LABEL/EPS/REPEAT matches one of these "
+                  "shell patterns, e.g. 'sample/banana-*/*/*/[1-3]' (a staged run of a long "
+                  "profile; the same command without --cells later adds the other cells)")
+      ->type_name("PATTERN");
   cmd->footer(
       "Output: OUT/results.csv (one row per cell), OUT/spec.json, OUT/cells/... (each job's draws "
       "and report). Then: dpmcmc report OUT/results.csv");
@@ -139,6 +145,7 @@ void add_experiment_command(CLI::App& app) {
                                            (spec.name + "-" + spec.profile)
                                      : std::filesystem::path(a->out);
     options.threads = a->threads;
+    options.cell_patterns = a->cells;
     options.on_cell = [](const ExperimentCell& cell, const std::vector<ResultRow>& rows,
                          std::size_t done, std::size_t todo) {
       std::string note = rows.empty() ? std::string("no rows") : row_note(rows.front());
@@ -155,13 +162,18 @@ void add_experiment_command(CLI::App& app) {
       fmt::print(
           "note: the results file ended in an incomplete row (an interrupted write); it "
           "was dropped and its cell run again\n");
-    fmt::print("{} cells: {} already done, {} run now ({} failed), {:.1f} s\nresults: {}\n",
-               out.cells, out.skipped, out.ran, out.errors, out.wall_seconds,
+    const std::string selected =
+        a->cells.empty() ? "" : fmt::format(" ({} selected by --cells)", out.selected);
+    fmt::print("{} cells{}: {} already done, {} run now ({} failed), {:.1f} s\nresults: {}\n",
+               out.cells, selected, out.skipped, out.ran, out.errors, out.wall_seconds,
                out.results_file.string());
     if (out.interrupted) {
       fmt::print("INTERRUPTED: rerun the same command to compute the missing cells\n");
       throw InterruptedRun();
     }
+    if (!out.complete)
+      fmt::print("{} of {} cells have rows; rerun without --cells to add the others\n",
+                 out.with_rows, out.cells);
     fmt::print("next: dpmcmc report {}\n", out.results_file.string());
   });
 }

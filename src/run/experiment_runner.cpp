@@ -1,7 +1,10 @@
 #include "run/experiment_runner.hpp"
 
+#include <fnmatch.h>
+
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -208,11 +211,20 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
   write_file(outcome.results_file, all_text());
   write_json(spec.resolved, options.out_dir / "spec.json");
 
+  auto selected = [&](const ExperimentCell& c) {
+    if (options.cell_patterns.empty()) return true;
+    for (const auto& p : options.cell_patterns) {
+      if (fnmatch(p.c_str(), c.key.c_str(), 0) == 0) return true;
+    }
+    return false;
+  };
   std::vector<const ExperimentCell*> todo;
   for (const auto& c : cells) {
+    if (!selected(c)) continue;
+    ++outcome.selected;
     if (lines[c.index].empty()) todo.push_back(&c);
   }
-  outcome.skipped = cells.size() - todo.size();
+  outcome.skipped = outcome.selected - todo.size();
 
   int threads =
       options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
@@ -279,8 +291,11 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
   if (failure) std::rethrow_exception(failure);
 
   const std::size_t done = outcome.skipped + outcome.ran;
-  outcome.interrupted = interrupted || done < cells.size();
-  if (!outcome.interrupted) write_file(outcome.results_file, all_text());  // grid order
+  outcome.interrupted = interrupted || done < outcome.selected;
+  outcome.with_rows = static_cast<std::size_t>(
+      std::count_if(lines.begin(), lines.end(), [](const auto& l) { return !l.empty(); }));
+  outcome.complete = outcome.with_rows == cells.size();
+  if (outcome.complete) write_file(outcome.results_file, all_text());  // grid order
   outcome.wall_seconds = clock.seconds();
   return outcome;
 }

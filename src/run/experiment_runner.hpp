@@ -79,14 +79,21 @@ struct ExperimentOptions {
   std::function<void(const ExperimentCell&, const std::vector<ResultRow>&, std::size_t done,
                      std::size_t todo)>
       on_cell;
+  // Run only the cells whose key matches one of these shell patterns (fnmatch: `*`, `?`,
+  // `[…]`), e.g. "sample/banana-*/*/*/[1-3]": a staged run of a long profile. Empty: every
+  // cell. The other cells keep their rows, and a later run without patterns adds them.
+  std::vector<std::string> cell_patterns;
 };
 
 struct ExperimentOutcome {
-  std::size_t cells = 0;    // in the grid
-  std::size_t skipped = 0;  // already in the results file
-  std::size_t ran = 0;      // computed and written by this run
-  std::size_t errors = 0;   // of those, cells whose job failed (status error)
-  bool interrupted = false;
+  std::size_t cells = 0;      // in the grid
+  std::size_t selected = 0;   // of those, matched by cell_patterns (all when there are none)
+  std::size_t skipped = 0;    // already in the results file
+  std::size_t ran = 0;        // computed and written by this run
+  std::size_t errors = 0;     // of those, cells whose job failed (status error)
+  bool interrupted = false;   // stopped before every selected cell was done
+  std::size_t with_rows = 0;  // cells of the grid with rows in the file after this run
+  bool complete = false;      // every cell of the grid has its rows (the file is in grid order)
   bool dropped_partial_row = false;  // the file ended in a row cut short, which was removed
   std::filesystem::path results_file;
   double wall_seconds = 0.0;

@@ -6,6 +6,8 @@
 
 #include "core/error.hpp"
 #include "io/run_report.hpp"
+#include "privacy/event_json.hpp"
+#include "run/pure_memo.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -27,6 +29,24 @@ std::vector<std::unique_ptr<Accountant>> accountants_for(std::span<const Privacy
   return out;
 }
 
+// The exact text of a computation's inputs (doubles in shortest round-trip form).
+std::string memo_key(const char* what, const Budget& budget, std::span<const PrivacyEvent> events,
+                     const nlohmann::json& names, const AccountantOptions& options) {
+  return nlohmann::json{{"what", what},          {"epsilon", budget.epsilon},
+                        {"delta", budget.delta}, {"events", events_to_json(events)},
+                        {"accountants", names},  {"options", options}}
+      .dump();
+}
+
+// ε(δ) of `events` under one accountant, memoised (pure_memo.hpp): the report composes the
+// planned and the recorded events, which are usually equal, in every repeat of a cell.
+double memo_epsilon(const Accountant& acc, std::span<const PrivacyEvent> events, double delta,
+                    const AccountantOptions& options) {
+  static PureMemo<double> memo;
+  return memo.get(memo_key("epsilon", Budget{1.0, delta}, events, acc.name(), options),
+                  [&] { return acc.compose(events)->epsilon(delta); });
+}
+
 }  // namespace
 
 PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> per_iteration,
@@ -43,8 +63,16 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
     throw ConfigError("no certified accountant can interpret this sampler's releases");
   }
   std::vector<const Accountant*> ptrs;
-  for (const auto& a : owned) ptrs.push_back(a.get());
-  plan.tightest = plan_iterations_tightest(budget, plan.per_iteration, ptrs);
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& a : owned) {
+    ptrs.push_back(a.get());
+    names.push_back(a->name());
+  }
+  // Memoised (pure_memo.hpp); the attempts' timings are those of the first computation.
+  static PureMemo<TightestPlan> memo;
+  plan.tightest = memo.get(memo_key("plan", budget, plan.per_iteration, names, options), [&] {
+    return plan_iterations_tightest(budget, plan.per_iteration, ptrs);
+  });
   const std::uint64_t k = plan.tightest.best.iterations;
   if (k < static_cast<std::uint64_t>(chains)) {
     throw ConfigError(fmt::format(
@@ -71,11 +99,12 @@ nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& record
   for (const auto& acc : accountants_for(scheduled, {}, plan.options, false)) {
     json row = {{"accountant", acc->name()}, {"bound", to_string(acc->bound())}};
     try {
-      row["planned_epsilon"] = json_number(acc->compose(scheduled)->epsilon(plan.budget.delta));
+      row["planned_epsilon"] =
+          json_number(memo_epsilon(*acc, scheduled, plan.budget.delta, plan.options));
       row["recorded_epsilon"] =
           recorded.empty()
               ? json(0.0)
-              : json_number(acc->compose(recorded.events())->epsilon(plan.budget.delta));
+              : json_number(memo_epsilon(*acc, recorded.events(), plan.budget.delta, plan.options));
     } catch (const Error& e) {
       row["error"] = e.what();
     }
