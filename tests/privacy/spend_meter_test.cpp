@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "privacy/composition.hpp"
@@ -56,8 +57,10 @@ TEST(SpendMeter, SubsampledMatchesRdpAccountantWithoutRefinement) {
   EXPECT_NEAR(meter.epsilon(poisson), expected, 1e-12 * expected);
 }
 
-// (ε, δ)-certified releases: basic/advanced composition of the certificates, written out.
-TEST(SpendMeter, ApproximateDpByAdvancedComposition) {
+// (ε, δ)-certified releases: the optimal composition (KOV) at the next grid count when it beats
+// basic/advanced composition, which it does here by a wide margin; never below KOV at the count
+// itself (the certified value), and within the grid's step above it.
+TEST(SpendMeter, ApproximateDpByOptimalCompositionOnAGrid) {
   PrivacyEvent e;
   e.mechanism = Mechanism::approximate_dp;
   e.epsilon = 0.05;
@@ -66,9 +69,42 @@ TEST(SpendMeter, ApproximateDpByAdvancedComposition) {
   EventLog log;
   log.append(e);
   SpendMeter meter(1e-5);
-  const double expected =
+  const double advanced =
       std::min(500 * 0.05, advanced_composition_epsilon(0.05, 500, 1e-5 - 500 * 1e-9));
-  EXPECT_NEAR(meter.epsilon(log), expected, 1e-12 * expected);
+  const double exact = OptimalHomogeneousComposition(0.05, 1e-9, 500).epsilon(1e-5);
+  const double on_grid =
+      OptimalHomogeneousComposition(0.05, 1e-9, kov_grid_count(500)).epsilon(1e-5);
+  EXPECT_EQ(meter.epsilon(log), on_grid);
+  EXPECT_LT(on_grid, 0.9 * advanced);
+  EXPECT_GE(on_grid, exact);
+  EXPECT_LE(on_grid, 1.05 * exact);  // ε grows like √k: a 5% step in k is ≤ 2.5% in ε, roughly
+  // Heterogeneous certificates: KOV over the total count at the largest (ε, δ).
+  PrivacyEvent cheap = e;
+  cheap.epsilon = 0.01;
+  cheap.count = 100;
+  log.append(cheap);
+  EXPECT_EQ(meter.epsilon(log),
+            OptimalHomogeneousComposition(0.05, 1e-9, kov_grid_count(600)).epsilon(1e-5));
+  // One release: grid count 1, so KOV exactly, which uses the slack δ − δ₁ to go just below the
+  // certificate's ε (basic composition's value).
+  EventLog few;
+  PrivacyEvent one = e;
+  one.count = 1;
+  few.append(one);
+  const double single = SpendMeter(1e-5).epsilon(few);
+  EXPECT_EQ(single, OptimalHomogeneousComposition(0.05, 1e-9, 1).epsilon(1e-5));
+  EXPECT_LE(single, 0.05);
+  EXPECT_GT(single, 0.049);
+}
+
+// The grid counts ⌈1.05^j⌉: the smallest one ≥ k, found independently by walking j upward.
+TEST(SpendMeter, KovGridCount) {
+  for (std::uint64_t k : {1ull, 2ull, 3ull, 21ull, 100ull, 4746ull, 17704ull, 1000000ull}) {
+    std::uint64_t g = 1;
+    for (int j = 0; g < k; ++j) g = static_cast<std::uint64_t>(std::ceil(std::pow(1.05, j)));
+    EXPECT_EQ(kov_grid_count(k), g) << k;
+  }
+  EXPECT_EQ(kov_grid_count(100), 104u);  // ⌈1.05^94⌉ = 99 < 100 ≤ ⌈1.05^95⌉ = 104
 }
 
 TEST(SpendMeter, RefusesBadDelta) {
