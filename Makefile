@@ -48,13 +48,16 @@ clean:
 	rm -rf $(BUILD) $(SAN_BUILD)
 
 # Reproductions of the papers' experiments (docs/experiments.md): each spec in experiments/ run
-# into out/experiments/NAME-PROFILE/results.csv (resumable: rerun after an interruption), then
-# its report (report/report.html beside the CSV). quick: minutes; full: hours.
+# into a results.csv (resumable: rerun after an interruption), then its report
+# (report/report.html beside the CSV). quick: minutes, into out/experiments/NAME-quick; full:
+# hours to days, into experiments/results/NAME-full, resuming from the committed rows.
 EXPERIMENTS ?= $(wildcard experiments/*.json)
+RESULTS_quick = out/experiments
+RESULTS_full = experiments/results
 .PHONY: experiments-quick experiments-full
 experiments-quick experiments-full: experiments-%: build
 	@for spec in $(EXPERIMENTS); do \
-	  dir=out/experiments/$$(basename $$spec .json)-$*; \
+	  dir=$(RESULTS_$*)/$$(basename $$spec .json)-$*; \
 	  $(BUILD)/dpmcmc experiment $$spec --profile $* --out $$dir && \
 	  $(BUILD)/dpmcmc report $$dir/results.csv || exit 1; \
 	done
