@@ -1,6 +1,9 @@
 // `dpmcmc experiment SPEC`: run an experiment spec (docs/experiments.md) cell by cell into
 // OUT/results.csv, in parallel, resuming a previous run in the same OUT.
 #include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <algorithm>
 
 #include <CLI/CLI.hpp>
 #include <fstream>
@@ -30,6 +33,8 @@ bool list_key(const std::vector<std::string>& parents, const std::string& name) 
     return name == "models" || name == "samplers" || name == "epsilons" || name == "metrics" ||
            name == "accountants";
   if (parents.size() == 2 && parents[0] == "profiles") return list_key({}, name);
+  // params.LABEL.models, also inside a profile (profiles.P.params.LABEL.models).
+  if (parents.size() >= 2 && parents[parents.size() - 2] == "params") return name == "models";
   if (parents.back() == "sweep") return name == "values" || name == "samplers";
   return parents.back() == "init" && (name == "centre" || name == "point");
 }
@@ -127,10 +132,13 @@ void add_experiment_command(CLI::App& app) {
   cmd->add_option("--profile", a->profile, "quick or full (the spec's profiles)")
       ->capture_default_str();
   cmd->add_option("--cells", a->cells,
-                  "Run only the cells whose key KIND/MODEL/LABEL/EPS/REPEAT matches one of these "
-                  "shell patterns, e.g. 'sample/banana-*/*/*/[1-3]' (a staged run of a long "
-                  "profile; the same command without --cells later adds the other cells)")
-      ->type_name("PATTERN");
+                  "Run only the cells whose key KIND/MODEL/LABEL/EPS/REPEAT matches this shell "
+                  "pattern (repeat the option for several), e.g. 'sample/banana-*/*/*/[1-3]': a "
+                  "staged run of a long profile; the same command without --cells later adds "
+                  "the other cells")
+      ->type_name("PATTERN")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->footer(
       "Output: OUT/results.csv (one row per cell), OUT/spec.json, OUT/cells/... (each job's draws "
       "and report). Then: dpmcmc report OUT/results.csv");
@@ -146,6 +154,20 @@ void add_experiment_command(CLI::App& app) {
                                      : std::filesystem::path(a->out);
     options.threads = a->threads;
     options.cell_patterns = a->cells;
+    if (!a->cells.empty()) {
+      // A pattern that selects nothing is a typo, not a request to run nothing.
+      const auto cells = experiment_cells(spec);
+      for (const auto& p : a->cells) {
+        const bool any = std::any_of(cells.begin(), cells.end(), [&](const ExperimentCell& c) {
+          return fnmatch(p.c_str(), c.key.c_str(), 0) == 0;
+        });
+        if (!any)
+          throw UsageError(fmt::format(
+              "--cells: pattern '{}' matches no cell of {} (keys are KIND/MODEL/LABEL/EPS/REPEAT, "
+              "e.g. '{}'; `*` also matches '/')",
+              p, spec.name, cells.empty() ? std::string("none") : cells.front().key));
+      }
+    }
     options.on_cell = [](const ExperimentCell& cell, const std::vector<ResultRow>& rows,
                          std::size_t done, std::size_t todo) {
       std::string note = rows.empty() ? std::string("no rows") : row_note(rows.front());

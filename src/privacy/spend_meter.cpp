@@ -15,19 +15,26 @@ namespace dpmcmc {
 
 std::uint64_t kov_grid_count(std::uint64_t k) {
   if (k <= 1) return 1;
-  // j from the logarithm, then corrected by whole steps against rounding either way.
-  auto count = [](int j) {
-    return static_cast<std::uint64_t>(std::ceil(std::pow(kKovGridRatio, j)));
-  };
-  int j = static_cast<int>(std::floor(std::log(static_cast<double>(k)) / std::log(kKovGridRatio)));
-  while (j > 0 && count(j - 1) >= k) --j;
-  while (count(j) < k) ++j;
-  return count(j);
+  constexpr double kTwoTo64 = 18446744073709551616.0;
+  const double target = static_cast<double>(k);
+  // j from the logarithm, stepped down while the previous grid count still reaches k, then up
+  // until the count (exact as an integer below 2^64) reaches k; ⌈1.05^909⌉ ≈ 1.82e19 is the last
+  // grid count below 2^64, above which the result saturates.
+  int j = static_cast<int>(std::floor(std::log(target) / std::log(kKovGridRatio)));
+  while (j > 0 && std::ceil(std::pow(kKovGridRatio, j - 1)) >= target) --j;
+  for (;; ++j) {
+    const double g = std::ceil(std::pow(kKovGridRatio, j));
+    if (g >= kTwoTo64) return std::numeric_limits<std::uint64_t>::max();
+    if (static_cast<std::uint64_t>(g) >= k) return static_cast<std::uint64_t>(g);
+  }
 }
 
 double SpendMeter::kov_epsilon(double epsilon, double delta, std::uint64_t count) {
-  const std::uint64_t g = kov_grid_count(count);
-  if (g > kOptimalCompositionMaxK) return std::numeric_limits<double>::infinity();
+  if (count > kOptimalCompositionMaxK) return std::numeric_limits<double>::infinity();
+  // Any count g ≥ the chain's releases bounds them: k releases padded with g − k constant
+  // (0, 0)-DP ones are a g-fold composition of (ε, δ)-DP mechanisms, which KOV(g) certifies.
+  // Clamped to the largest count KOV is evaluated at, which is still ≥ count.
+  const std::uint64_t g = std::min(kov_grid_count(count), kOptimalCompositionMaxK);
   const auto key = std::make_tuple(epsilon, delta, g);
   auto it = kov_.find(key);
   if (it == kov_.end())

@@ -8,9 +8,10 @@
 //     and advanced composition of the certificates (composition.hpp, from running sums) and of
 //     Kairouz–Oh–Viswanath's optimal composition of the count at the largest (ε, δ), as the
 //     classical accountant certifies. KOV costs O(k) per evaluation, so it is evaluated at grid
-//     counts g_j = ⌈r^j⌉ (r = kKovGridRatio) only, at the smallest g_j ≥ the count (ε(δ) grows
-//     with k, so that is an upper bound) and cached: at most a few percent above the exact value
-//     rather than the tens of percent of advanced composition.
+//     counts g_j = ⌈r^j⌉ (r = kKovGridRatio) only, at the smallest g_j ≥ the count (capped at
+//     kOptimalCompositionMaxK; an upper bound, since k releases padded with g − k trivial ones
+//     are a g-fold composition) and cached: at most a few percent above the exact value rather
+//     than the tens of percent of advanced composition.
 // The run's certified total, with every accountant, is in the report; this column is a progress
 // gauge of one chain.
 #pragma once
@@ -27,7 +28,8 @@ namespace dpmcmc {
 // Ratio of the grid counts at which the meter evaluates the optimal composition.
 inline constexpr double kKovGridRatio = 1.05;
 
-// The smallest count ⌈r^j⌉ (r = kKovGridRatio, j ≥ 0) that is at least k ≥ 1.
+// The smallest count ⌈r^j⌉ (r = kKovGridRatio, j ≥ 0) that is at least k ≥ 1; UINT64_MAX when
+// that count would not fit in 64 bits.
 std::uint64_t kov_grid_count(std::uint64_t k);
 
 class SpendMeter {

@@ -6,7 +6,6 @@
 
 #include "core/error.hpp"
 #include "io/run_report.hpp"
-#include "privacy/event_json.hpp"
 #include "run/pure_memo.hpp"
 
 namespace dpmcmc {
@@ -29,21 +28,33 @@ std::vector<std::unique_ptr<Accountant>> accountants_for(std::span<const Privacy
   return out;
 }
 
-// The exact text of a computation's inputs (doubles in shortest round-trip form).
-std::string memo_key(const char* what, const Budget& budget, std::span<const PrivacyEvent> events,
-                     const nlohmann::json& names, const AccountantOptions& options) {
-  return nlohmann::json{{"what", what},          {"epsilon", budget.epsilon},
-                        {"delta", budget.delta}, {"events", events_to_json(events)},
-                        {"accountants", names},  {"options", options}}
+}  // namespace
+
+std::string private_memo_key(const char* what, const Budget& budget,
+                             std::span<const PrivacyEvent> events, const nlohmann::json& names,
+                             const AccountantOptions& options) {
+  // Every field of every event, whatever its mechanism (an accountant may read fields that the
+  // report's JSON of that mechanism leaves out, e.g. DP Barker's batch size in `sensitivity`);
+  // doubles in shortest round-trip form, so distinct values give distinct keys.
+  nlohmann::json list = nlohmann::json::array();
+  for (const PrivacyEvent& e : events) {
+    list.push_back({static_cast<int>(e.mechanism), e.sensitivity, e.noise_sd, e.sampling_rate,
+                    static_cast<int>(e.sampling), static_cast<int>(e.relation), e.epsilon, e.delta,
+                    e.count});
+  }
+  return nlohmann::json{{"what", what},   {"epsilon", budget.epsilon}, {"delta", budget.delta},
+                        {"events", list}, {"accountants", names},      {"options", options}}
       .dump();
 }
+
+namespace {
 
 // ε(δ) of `events` under one accountant, memoised (pure_memo.hpp): the report composes the
 // planned and the recorded events, which are usually equal, in every repeat of a cell.
 double memo_epsilon(const Accountant& acc, std::span<const PrivacyEvent> events, double delta,
                     const AccountantOptions& options) {
   static PureMemo<double> memo;
-  return memo.get(memo_key("epsilon", Budget{1.0, delta}, events, acc.name(), options),
+  return memo.get(private_memo_key("epsilon", Budget{1.0, delta}, events, acc.name(), options),
                   [&] { return acc.compose(events)->epsilon(delta); });
 }
 
@@ -70,9 +81,9 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
   }
   // Memoised (pure_memo.hpp); the attempts' timings are those of the first computation.
   static PureMemo<TightestPlan> memo;
-  plan.tightest = memo.get(memo_key("plan", budget, plan.per_iteration, names, options), [&] {
-    return plan_iterations_tightest(budget, plan.per_iteration, ptrs);
-  });
+  plan.tightest =
+      memo.get(private_memo_key("plan", budget, plan.per_iteration, names, options),
+               [&] { return plan_iterations_tightest(budget, plan.per_iteration, ptrs); });
   const std::uint64_t k = plan.tightest.best.iterations;
   if (k < static_cast<std::uint64_t>(chains)) {
     throw ConfigError(fmt::format(

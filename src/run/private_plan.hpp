@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,13 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
 // accountant that certified the plan. Recorded ≤ planned always; they are equal when every
 // chain ran its full plan.
 nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& recorded);
+
+// The memo key (run/pure_memo.hpp) under which plan_private_run and privacy_report keep their
+// results: `what` and the exact text of every input, including every field of every event
+// (labels aside, which no accountant reads).
+std::string private_memo_key(const char* what, const Budget& budget,
+                             std::span<const PrivacyEvent> events, const nlohmann::json& names,
+                             const AccountantOptions& options);
 
 // ε(δ) of an event list under the named accountant (+∞ when it gives no guarantee).
 double composed_epsilon(const std::string& accountant, std::span<const PrivacyEvent> events,

@@ -34,10 +34,11 @@ struct SampleSpec {
   bool init_given = false;  // run.init set by the user; else the preset's Section 5.2 rule
   std::filesystem::path out_dir = "out";
   std::size_t reference_draws = 1000;  // exact draws for the MMD (thesis Section 5.2: 1000)
-  // Private samplers only: the budget shared by all chains (δ default: 0.1/n, the papers'
-  // rule), the accountants to plan with (empty: every certified one; the one allowing the most
-  // iterations wins), and the share of each chain's planned iterations used as warmup (the
-  // thesis discards the first half). --iter/--warmup do not apply: the budget sets the length.
+  // Private samplers only: the budget shared by all chains (δ default: the preset's on its own
+  // data, else 0.1/n, the papers' rule), the accountants to plan with (empty: every certified one;
+  // the one allowing the most iterations wins), and the share of each chain's planned iterations
+  // used as warmup (the thesis discards the first half). --iter/--warmup do not apply: the budget
+  // sets the length.
   std::optional<double> epsilon, delta;
   std::vector<std::string> accountants;
   double warmup_fraction = 0.5;

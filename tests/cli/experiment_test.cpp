@@ -104,11 +104,18 @@ TEST(CliExperiment, StagedCellsResumeToTheSameFile) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("3 of 6 cells have rows"), std::string::npos) << r.out;
-  // Two patterns, one matching nothing new: the rwmh cell of repeat 2.
-  r = run_cli("experiment " + spec + staged + " --cells 'sample/*/rwmh/*/2' 'nothing'", dir);
+  // Two patterns: the rwmh cell of repeat 2, and one already done.
+  r = run_cli(
+      "experiment " + spec + staged + " --cells 'sample/*/rwmh/*/2' --cells 'sample/*/rwmh/*/1'",
+      dir);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_NE(r.out.find("(1 selected by --cells): 0 already done, 1 run now"), std::string::npos)
+  EXPECT_NE(r.out.find("(2 selected by --cells): 1 already done, 1 run now"), std::string::npos)
       << r.out;
+  // A pattern that matches no cell is refused (64), naming it, before anything runs.
+  r = run_cli("experiment " + spec + staged + " --cells 'sample/*/rwmh/*/1' --cells 'nothing'",
+              dir);
+  EXPECT_EQ(r.exit_code, 64) << r.err << r.out;
+  EXPECT_NE(r.err.find("pattern 'nothing' matches no cell"), std::string::npos) << r.err;
   r = run_cli("experiment " + spec + staged, dir);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("6 cells: 4 already done, 2 run now"), std::string::npos) << r.out;
@@ -121,16 +128,19 @@ TEST(CliExperiment, StagedCellsResumeToTheSameFile) {
 TEST(CliExperiment, TomlSpecAndAccountKind) {
   const auto dir = scratch_dir("experiment-toml");
   std::ofstream(dir / "acc.toml") << "name = \"acc\"\nkind = \"account\"\n"
-                                     "models = [\"banana-flat-2d\"]\nsamplers = [\"dp-penalty\", "
-                                     "\"strong\"]\nepsilons = [1, 2]\ndelta = \"0.1/n\"\n"
+                                     "models = [\"banana-flat-2d\", \"circle\"]\n"
+                                     "samplers = [\"dp-penalty\", \"strong\"]\n"
+                                     "epsilons = [1, 2]\ndelta = \"0.1/n\"\n"
                                      "accountants = [\"zcdp\"]\n"
-                                     "[params.strong]\nsampler = \"dp-penalty\"\ntau = 0.2\n";
+                                     "[params.strong]\nsampler = \"dp-penalty\"\ntau = 0.2\n"
+                                     "models = [\"banana-flat-2d\"]\n";  // a one-element list
   const auto out = dir / "out";
   auto r = run_cli("experiment " + (dir / "acc.toml").string() + " --out " + out.string(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const std::string csv = slurp(out / "results.csv");
-  EXPECT_EQ(count_lines(csv), 1u + 4);
+  EXPECT_EQ(count_lines(csv), 1u + 4 + 2);  // dp-penalty on both models, strong on one
   EXPECT_NE(csv.find("account,banana-flat-2d,strong,NA,NA,2,"), std::string::npos) << csv;
+  EXPECT_EQ(csv.find("account,circle,strong,"), std::string::npos) << csv;
   r = run_cli("report " + (out / "results.csv").string() + " --out " + (dir / "rep").string(), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(dir / "rep/plots/accounting.png"));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 #include "privacy/composition.hpp"
@@ -97,6 +98,33 @@ TEST(SpendMeter, ApproximateDpByOptimalCompositionOnAGrid) {
   EXPECT_GT(single, 0.049);
 }
 
+// Counts between the last grid count below the KOV limit (⌈1.05^311⌉ = 3 889 306) and the limit
+// (4·10⁶) are evaluated at the limit itself, not given up to advanced composition; above the
+// limit only basic/advanced composition remain.
+TEST(SpendMeter, ApproximateDpNearTheOptimalCompositionLimit) {
+  PrivacyEvent e;
+  e.mechanism = Mechanism::approximate_dp;
+  e.epsilon = 1e-4;
+  e.delta = 1e-13;
+  e.count = 3'950'000;
+  EventLog log;
+  log.append(e);
+  SpendMeter meter(1e-5);
+  ApproxDpSums sums;
+  sums.add(1e-4, 1e-13, 3'950'000);
+  const double advanced = composed_epsilon_basic_advanced(sums, 1e-5);
+  const double at_limit =
+      OptimalHomogeneousComposition(1e-4, 1e-13, kOptimalCompositionMaxK).epsilon(1e-5);
+  EXPECT_EQ(meter.epsilon(log), std::min(advanced, at_limit));
+  EXPECT_LT(at_limit, advanced);
+  EventLog beyond;
+  e.count = kOptimalCompositionMaxK + 1;
+  beyond.append(e);
+  ApproxDpSums more;
+  more.add(1e-4, 1e-13, kOptimalCompositionMaxK + 1);
+  EXPECT_EQ(meter.epsilon(beyond), composed_epsilon_basic_advanced(more, 1e-5));
+}
+
 // The grid counts ⌈1.05^j⌉: the smallest one ≥ k, found independently by walking j upward.
 TEST(SpendMeter, KovGridCount) {
   for (std::uint64_t k : {1ull, 2ull, 3ull, 21ull, 100ull, 4746ull, 17704ull, 1000000ull}) {
@@ -105,6 +133,10 @@ TEST(SpendMeter, KovGridCount) {
     EXPECT_EQ(kov_grid_count(k), g) << k;
   }
   EXPECT_EQ(kov_grid_count(100), 104u);  // ⌈1.05^94⌉ = 99 < 100 ≤ ⌈1.05^95⌉ = 104
+  // Saturation above the last grid count below 2^64 (⌈1.05^909⌉ ≈ 1.82e19), and no hang.
+  EXPECT_EQ(kov_grid_count(std::numeric_limits<std::uint64_t>::max()),
+            std::numeric_limits<std::uint64_t>::max());
+  EXPECT_GE(kov_grid_count(18'000'000'000'000'000'000ull), 18'000'000'000'000'000'000ull);
 }
 
 TEST(SpendMeter, RefusesBadDelta) {

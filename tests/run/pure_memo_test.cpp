@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <functional>
 #include <stdexcept>
+#include <vector>
 
 #include "privacy/accountants.hpp"
 #include "privacy/minibatch_templates.hpp"
@@ -22,6 +25,50 @@ TEST(PureMemo, ComputesOncePerKeyAndDoesNotStoreFailures) {
   EXPECT_EQ(calls, 2);
   EXPECT_THROW(memo.get("c", []() -> int { throw std::runtime_error("no"); }), std::runtime_error);
   EXPECT_EQ(memo.get("c", [&] { return ++calls; }), 3);  // the failure was not stored
+}
+
+// The key tells apart inputs that differ in any field an accountant may read, for every
+// mechanism: e.g. DP Barker's approximate_dp events also carry the batch size (in the
+// sensitivity), σ² and q, which its RDP accountant decodes (privacy/barker_accounting.cpp).
+TEST(PureMemo, KeyDependsOnEveryEventField) {
+  PrivacyEvent e;
+  e.mechanism = Mechanism::approximate_dp;
+  e.epsilon = 0.1;
+  e.delta = 1e-9;
+  e.sensitivity = 0.05;
+  e.noise_sd = 1.4;
+  e.sampling = Sampling::without_replacement;
+  e.sampling_rate = 0.013;
+  e.relation = Neighbouring::substitute;
+  e.count = 7;
+  const Budget budget{2.0, 1e-5};
+  const nlohmann::json names = {"barker-rdp"};
+  auto key = [&](const PrivacyEvent& x) {
+    return private_memo_key("plan", budget, std::vector<PrivacyEvent>{x}, names, {});
+  };
+  const std::string base = key(e);
+  std::vector<std::function<void(PrivacyEvent&)>> changes = {
+      [](PrivacyEvent& x) { x.mechanism = Mechanism::subsampled_gaussian; },
+      [](PrivacyEvent& x) { x.sensitivity = std::nextafter(x.sensitivity, 1.0); },
+      [](PrivacyEvent& x) { x.noise_sd = 1.5; },
+      [](PrivacyEvent& x) { x.sampling_rate = 0.014; },
+      [](PrivacyEvent& x) { x.sampling = Sampling::poisson; },
+      [](PrivacyEvent& x) { x.relation = Neighbouring::add_remove; },
+      [](PrivacyEvent& x) { x.epsilon = 0.2; },
+      [](PrivacyEvent& x) { x.delta = 2e-9; },
+      [](PrivacyEvent& x) { x.count = 8; }};
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    PrivacyEvent x = e;
+    changes[i](x);
+    EXPECT_NE(key(x), base) << "field change " << i;
+  }
+  PrivacyEvent relabelled = e;
+  relabelled.label = "other";  // no accountant reads labels
+  EXPECT_EQ(key(relabelled), base);
+  EXPECT_NE(private_memo_key("plan", Budget{2.0, 2e-5}, std::vector<PrivacyEvent>{e}, names, {}),
+            base);
+  EXPECT_NE(private_memo_key("epsilon", budget, std::vector<PrivacyEvent>{e}, names, {}), base);
+  EXPECT_NE(private_memo_key("plan", budget, std::vector<PrivacyEvent>{e}, {"rdp"}, {}), base);
 }
 
 // A second plan with the same inputs (a hit) equals the tightest plan computed afresh, and a
