@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "../results_text.hpp"
 #include "cli_runner.hpp"
 
 namespace dpmcmc::test {
@@ -70,25 +71,6 @@ TEST(CliExperiment, TinySpecEndToEnd) {
   const std::string html = slurp(out / "report/report.html");
   EXPECT_NE(html.find("<h1>Experiment smoke</h1>"), std::string::npos);
   EXPECT_NE(html.find("dp-penalty has the lowest median mmd"), std::string::npos);
-}
-
-// The CSV with the wall_seconds column blanked (the only one allowed to differ between runs).
-std::string without_wall_seconds(const std::string& csv) {
-  std::istringstream in(csv);
-  std::string line, out;
-  std::size_t col = std::string::npos;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ls(line);
-    for (std::string c; std::getline(ls, c, ',');) cells.push_back(c);
-    if (col == std::string::npos)
-      col = static_cast<std::size_t>(std::find(cells.begin(), cells.end(), "wall_seconds") -
-                                     cells.begin());
-    if (col < cells.size()) cells[col].clear();
-    for (const auto& c : cells) out += c + ",";
-    out += "\n";
-  }
-  return out;
 }
 
 // --cells runs the matching cells only (here the first repeat, then the rest); the run without

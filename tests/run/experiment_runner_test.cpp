@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "../results_text.hpp"
 #include "core/error.hpp"
 #include "run/experiment_runner.hpp"
 
@@ -47,29 +48,7 @@ ExperimentSpec tiny_spec(std::uint64_t seed = 7) {
   return parse_experiment_spec(d, "tiny.json", "full");
 }
 
-// The CSV without the wall_seconds column (the only one allowed to differ between runs).
-std::string without_times(const std::string& csv) {
-  std::istringstream in(csv);
-  std::string line, out;
-  std::size_t col = 0;
-  bool header = true;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ls(line);
-    std::string c;
-    while (std::getline(ls, c, ',')) cells.push_back(c);
-    if (header) {
-      col = static_cast<std::size_t>(std::find(cells.begin(), cells.end(), "wall_seconds") -
-                                     cells.begin());
-      header = false;
-    }
-    if (col < cells.size())
-      cells[col].assign(1, '*');  // not = "*": GCC 12 -Wrestrict false positive
-    for (const auto& x : cells) out += x + ",";
-    out += "\n";
-  }
-  return out;
-}
+using test::without_wall_seconds;
 
 ExperimentOutcome run(const ExperimentSpec& spec, const std::filesystem::path& dir, int threads,
                       std::size_t* counted = nullptr, const std::atomic<bool>* stop = nullptr,
@@ -187,7 +166,8 @@ TEST(ExperimentRunner, SchemaRowsDeterminismAndResume) {
 
   // Determinism: one thread gives the same table (rows in grid order, all but wall times).
   run(spec, dir2, 1);
-  EXPECT_EQ(without_times(slurp(dir1 / "results.csv")), without_times(slurp(dir2 / "results.csv")));
+  EXPECT_EQ(without_wall_seconds(slurp(dir1 / "results.csv")),
+            without_wall_seconds(slurp(dir2 / "results.csv")));
 
   // Resume after deleting one row: only that cell is computed, and it comes out the same.
   {
@@ -203,7 +183,8 @@ TEST(ExperimentRunner, SchemaRowsDeterminismAndResume) {
   EXPECT_EQ(out3.skipped, 5u);
   EXPECT_EQ(out3.ran, 1u);
   EXPECT_EQ(counted, 1u);
-  EXPECT_EQ(without_times(slurp(dir1 / "results.csv")), without_times(slurp(dir2 / "results.csv")));
+  EXPECT_EQ(without_wall_seconds(slurp(dir1 / "results.csv")),
+            without_wall_seconds(slurp(dir2 / "results.csv")));
 
   // Nothing left to do: nothing runs.
   const auto out4 = run(spec, dir2, 2);
@@ -224,7 +205,8 @@ TEST(ExperimentRunner, SchemaRowsDeterminismAndResume) {
   const auto out5 = run(spec, dir2, 1);
   EXPECT_TRUE(out5.dropped_partial_row);
   EXPECT_EQ(out5.ran, 1u);
-  EXPECT_EQ(without_times(slurp(dir1 / "results.csv")), without_times(slurp(dir2 / "results.csv")));
+  EXPECT_EQ(without_wall_seconds(slurp(dir1 / "results.csv")),
+            without_wall_seconds(slurp(dir2 / "results.csv")));
 }
 
 // rwmh swept over two clip bounds, hmc not swept and with its own iterations: 2 × 2 + 2 cells in
@@ -301,7 +283,7 @@ TEST(ExperimentRunner, SweepGridKeysSeedsAndRows) {
   const auto again = run(spec, dir, 1);
   EXPECT_EQ(again.skipped, 5u);
   EXPECT_EQ(again.ran, 1u);
-  EXPECT_EQ(without_times(text), without_times(slurp(dir / "results.csv")));
+  EXPECT_EQ(without_wall_seconds(text), without_wall_seconds(slurp(dir / "results.csv")));
 }
 
 // A results file written before the sweep columns existed is read (sweep NA), resumed, and
