@@ -1,9 +1,6 @@
 // `dpmcmc experiment SPEC`: run an experiment spec (docs/experiments.md) cell by cell into
 // OUT/results.csv, in parallel, resuming a previous run in the same OUT.
 #include <fmt/format.h>
-#include <fnmatch.h>
-
-#include <algorithm>
 
 #include <CLI/CLI.hpp>
 #include <fstream>
@@ -154,20 +151,6 @@ void add_experiment_command(CLI::App& app) {
                                      : std::filesystem::path(a->out);
     options.threads = a->threads;
     options.cell_patterns = a->cells;
-    if (!a->cells.empty()) {
-      // A pattern that selects nothing is a typo, not a request to run nothing.
-      const auto cells = experiment_cells(spec);
-      for (const auto& p : a->cells) {
-        const bool any = std::any_of(cells.begin(), cells.end(), [&](const ExperimentCell& c) {
-          return fnmatch(p.c_str(), c.key.c_str(), 0) == 0;
-        });
-        if (!any)
-          throw UsageError(fmt::format(
-              "--cells: pattern '{}' matches no cell of {} (keys are KIND/MODEL/LABEL/EPS/REPEAT, "
-              "e.g. '{}'; `*` also matches '/')",
-              p, spec.name, cells.empty() ? std::string("none") : cells.front().key));
-      }
-    }
     options.on_cell = [](const ExperimentCell& cell, const std::vector<ResultRow>& rows,
                          std::size_t done, std::size_t todo) {
       std::string note = rows.empty() ? std::string("no rows") : row_note(rows.front());

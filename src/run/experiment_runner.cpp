@@ -105,6 +105,11 @@ std::string cell_hash(const ExperimentSpec& spec, const SamplerChoice& sampler) 
   return fmt::format("{:016x}", fnv1a64(h.dump()));
 }
 
+bool key_matches(const std::string& key, const std::vector<std::string>& patterns) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& p) { return fnmatch(p.c_str(), key.c_str(), 0) == 0; });
+}
+
 std::vector<ExperimentCell> experiment_cells(const ExperimentSpec& spec) {
   std::vector<ExperimentCell> cells;
   for (const auto& model : spec.models) {
@@ -160,6 +165,16 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
   Stopwatch clock;
   ExperimentOutcome outcome;
   const auto cells = experiment_cells(spec);
+  // A pattern that selects nothing is a typo, not a request to run nothing.
+  for (const auto& p : options.cell_patterns) {
+    const std::vector<std::string> one{p};
+    if (std::none_of(cells.begin(), cells.end(),
+                     [&](const ExperimentCell& c) { return key_matches(c.key, one); }))
+      throw UsageError(fmt::format(
+          "--cells: pattern '{}' matches no cell of {} (keys are KIND/MODEL/LABEL/EPS/REPEAT, "
+          "e.g. '{}'; `*` also matches '/')",
+          p, spec.name, cells.empty() ? std::string("none") : cells.front().key));
+  }
   outcome.cells = cells.size();
   outcome.results_file = options.out_dir / "results.csv";
   std::filesystem::create_directories(options.out_dir);
@@ -211,16 +226,9 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
   write_file(outcome.results_file, all_text());
   write_json(spec.resolved, options.out_dir / "spec.json");
 
-  auto selected = [&](const ExperimentCell& c) {
-    if (options.cell_patterns.empty()) return true;
-    for (const auto& p : options.cell_patterns) {
-      if (fnmatch(p.c_str(), c.key.c_str(), 0) == 0) return true;
-    }
-    return false;
-  };
   std::vector<const ExperimentCell*> todo;
   for (const auto& c : cells) {
-    if (!selected(c)) continue;
+    if (!options.cell_patterns.empty() && !key_matches(c.key, options.cell_patterns)) continue;
     ++outcome.selected;
     if (lines[c.index].empty()) todo.push_back(&c);
   }

@@ -67,6 +67,9 @@ std::uint64_t derive_seed(std::uint64_t seed, std::string_view tag);
 // use (per-label iterations, sweep) are left out, so older specs keep their hashes.
 std::string cell_hash(const ExperimentSpec& spec, const SamplerChoice& sampler);
 
+// Whether a cell key matches one of the shell patterns (fnmatch; `*` also matches '/').
+bool key_matches(const std::string& key, const std::vector<std::string>& patterns);
+
 // The grid in order: models, then samplers, then sweep values, then ε, then repeats.
 std::vector<ExperimentCell> experiment_cells(const ExperimentSpec& spec);
 
@@ -81,7 +84,8 @@ struct ExperimentOptions {
       on_cell;
   // Run only the cells whose key matches one of these shell patterns (fnmatch: `*`, `?`,
   // `[…]`), e.g. "sample/banana-*/*/*/[1-3]": a staged run of a long profile. Empty: every
-  // cell. The other cells keep their rows, and a later run without patterns adds them.
+  // cell. The other cells keep their rows, and a later run without patterns adds them. A pattern
+  // that matches no cell of the grid is a UsageError, raised before anything runs.
   std::vector<std::string> cell_patterns;
 };
 
