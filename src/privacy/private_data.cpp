@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "models/checks.hpp"
+#include "models/clipped_rows.hpp"
 #include "models/expfam_model.hpp"
 #include "privacy/minibatch_templates.hpp"
 
@@ -13,9 +14,7 @@ namespace dpmcmc {
 
 namespace {
 
-// Rows per evaluated block: large enough that the per-block call overhead vanishes, small enough
-// that a block of values (and a block × d gradient) stays in cache.
-constexpr std::size_t kBlockRows = 4096;
+constexpr std::size_t kBlockRows = kClipBlockRows;
 
 void require_positive(double value, const char* what, const std::string& label) {
   if (!(value > 0.0) || !std::isfinite(value)) {
@@ -126,32 +125,17 @@ ScalarRelease PrivateData::llr_sum(const Vec& theta, const Vec& theta_prime, dou
                                     label, theta.size(), theta_prime.size(), model_.dim()));
   }
 
-  const std::size_t n = data_.rows();
-  double sum = 0.0;
-  std::size_t clipped = 0;
-  for (std::size_t begin = 0; begin < n; begin += kBlockRows) {
-    const std::size_t count = std::min(kBlockRows, n - begin);
-    auto r = scratch_.head(static_cast<Eigen::Index>(count));
-    model_.log_lik_ratio_rows(theta, theta_prime, data_.block(begin, count), r);
-    // ±∞ (a row impossible under one of θ, θ′) is clipped like any large value; NaN has no
-    // clipped value and means a broken model.
-    if (r.hasNaN()) {
-      throw SoftwareError(
-          fmt::format("release '{}': model '{}' returned NaN for a row's log-likelihood ratio",
-                      label, model_.name()));
-    }
-    clipped += static_cast<std::size_t>((r.array().abs() > bound).count());
-    sum += r.array().max(-bound).min(bound).sum();
-  }
+  const ClippedLlr c = clipped_llr_sum(model_, data_, theta, theta_prime, bound, scratch_,
+                                       "release '" + label + "'");
 
   const double t = model_.temperature();
   ScalarRelease out;
   out.sensitivity = 2.0 * t * bound;  // substitute relation: one row moves by at most 2·bound
   out.noise_sd = noise_multiplier * out.sensitivity;
-  out.rows = n;
-  out.clipped = clipped;
+  out.rows = c.rows;
+  out.clipped = c.clipped;
   spend(label, out.sensitivity, out.noise_sd);
-  out.value = t * sum + out.noise_sd * noise_.normal();
+  out.value = t * c.sum + out.noise_sd * noise_.normal();
   return out;
 }
 
@@ -169,20 +153,11 @@ VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise
   const int d = model_.dim();
   Vec sum = Vec::Zero(d);
   std::size_t clipped = 0;
+  const std::string who = "release '" + label + "'";
   for (std::size_t begin = 0; begin < n; begin += kBlockRows) {
     const auto count = static_cast<Eigen::Index>(std::min(kBlockRows, n - begin));
-    auto g = grad_scratch_.topRows(count);
-    model_.grad_log_lik_rows(theta, data_.block(begin, static_cast<std::size_t>(count)), g);
-    if (!g.allFinite()) {
-      throw SoftwareError(fmt::format(
-          "release '{}': model '{}' returned a non-finite per-row gradient", label, model_.name()));
-    }
-    // Scale factor min(1, bound/‖g_i‖) per row; the clipped sum is then Gᵀ·factor.
-    auto f = norm_scratch_.head(count);
-    f = g.rowwise().norm();
-    clipped += static_cast<std::size_t>((f.array() > bound).count());
-    f = (f.array() > bound).select(bound / f.array(), 1.0);
-    sum.noalias() += g.transpose() * f;
+    add_clipped_grads(model_, theta, data_.block(begin, static_cast<std::size_t>(count)), bound,
+                      grad_scratch_.topRows(count), norm_scratch_.head(count), sum, clipped, who);
   }
 
   const double t = model_.temperature();
@@ -215,20 +190,12 @@ VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double
   const int d = model_.dim();
   Vec sum = Vec::Zero(d);
   std::size_t clipped = 0;
+  const std::string who = "release '" + label + "'";
   for (std::size_t begin = 0; begin < idx.size(); begin += kBlockRows) {
     const std::size_t count = std::min(kBlockRows, idx.size() - begin);
-    const RowBlock rows = gather(idx.subspan(begin, count));
-    auto g = grad_scratch_.topRows(static_cast<Eigen::Index>(count));
-    model_.grad_log_lik_rows(theta, rows, g);
-    if (!g.allFinite()) {
-      throw SoftwareError(fmt::format(
-          "release '{}': model '{}' returned a non-finite per-row gradient", label, model_.name()));
-    }
-    auto f = norm_scratch_.head(static_cast<Eigen::Index>(count));
-    f = g.rowwise().norm();
-    clipped += static_cast<std::size_t>((f.array() > bound).count());
-    f = (f.array() > bound).select(bound / f.array(), 1.0);
-    sum.noalias() += g.transpose() * f;
+    const auto c = static_cast<Eigen::Index>(count);
+    add_clipped_grads(model_, theta, gather(idx.subspan(begin, count)), bound,
+                      grad_scratch_.topRows(c), norm_scratch_.head(c), sum, clipped, who);
   }
 
   const double t = model_.temperature();
@@ -373,16 +340,12 @@ PrivateData::RatioMoments PrivateData::clipped_ratio_moments(const Vec& theta,
                                                              std::span<const std::size_t> idx,
                                                              const std::string& label) {
   RatioMoments m;
+  const std::string who = "release '" + label + "'";
   for (std::size_t begin = 0; begin < idx.size(); begin += kBlockRows) {
     const std::size_t count = std::min(kBlockRows, idx.size() - begin);
     const RowBlock rows = gather(idx.subspan(begin, count));
     auto r = scratch_.head(static_cast<Eigen::Index>(count));
-    model_.log_lik_ratio_rows(theta, theta_prime, rows, r);
-    if (r.hasNaN()) {
-      throw SoftwareError(
-          fmt::format("release '{}': model '{}' returned NaN for a row's log-likelihood ratio",
-                      label, model_.name()));
-    }
+    llr_rows_checked(model_, theta, theta_prime, rows, r, who);
     m.clipped += static_cast<std::size_t>((r.array().abs() > bound).count());
     r = r.array().max(-bound).min(bound);
     if (begin == 0) m.shift = r[0];

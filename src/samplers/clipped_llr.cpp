@@ -9,31 +9,6 @@
 
 namespace dpmcmc {
 
-namespace {
-constexpr std::size_t kBlock = 4096;  // rows per call of log_lik_ratio_rows
-}  // namespace
-
-ClippedLlr clipped_llr_sum(const Model& model, const Dataset& data, const Vec& theta,
-                           const Vec& theta_prime, double bound, Vec& scratch) {
-  ClippedLlr out;
-  out.rows = data.rows();
-  const auto block =
-      static_cast<Eigen::Index>(std::min(kBlock, std::max<std::size_t>(1, out.rows)));
-  if (scratch.size() < block) scratch.resize(block);
-  for (std::size_t begin = 0; begin < out.rows; begin += kBlock) {
-    const std::size_t count = std::min(kBlock, out.rows - begin);
-    auto r = scratch.head(static_cast<Eigen::Index>(count));
-    model.log_lik_ratio_rows(theta, theta_prime, data.block(begin, count), r);
-    if (r.hasNaN()) {
-      throw SoftwareError(fmt::format(
-          "clipped log-likelihood ratio: model '{}' returned NaN for a row", model.name()));
-    }
-    out.clipped += static_cast<std::size_t>((r.array().abs() > bound).count());
-    out.sum += r.array().max(-bound).min(bound).sum();
-  }
-  return out;
-}
-
 void check_clip_bound(double b, const std::string& sampler) {
   if (!std::isfinite(b) || b <= 0.0) {
     throw ConfigError(fmt::format(
@@ -51,7 +26,8 @@ AcceptRule clipped_llr_rule(const Model& model, const Dataset& data, double b, A
     // Bound b‖θ′ − θ‖₂ (002_673c6a5269ae2454.txt Section 3.1; the DP HMC accept step uses the
     // start and end of the trajectory, Algorithm 4).
     const double bound = b * (move.to - move.from).norm();
-    const ClippedLlr c = clipped_llr_sum(model, data, move.from, move.to, bound, *scratch);
+    const ClippedLlr c = clipped_llr_sum(model, data, move.from, move.to, bound, *scratch,
+                                         "clipped log-likelihood ratio");
     tally->clipped = c.clipped;
     tally->rows = c.rows;
     const double from = model.log_prior(move.from);

@@ -23,23 +23,12 @@
 
 #include "core/types.hpp"
 #include "data/dataset.hpp"
+#include "models/clipped_rows.hpp"
 #include "models/model.hpp"
 #include "samplers/accept_rule.hpp"
 #include "samplers/kernel.hpp"
 
 namespace dpmcmc {
-
-struct ClippedLlr {
-  double sum = 0.0;         // Σ_i clip(r_i, ±bound), untempered
-  std::size_t clipped = 0;  // rows with |r_i| > bound
-  std::size_t rows = 0;
-};
-
-// Σ_i clip(log p(x_i|θ′) − log p(x_i|θ), −bound, +bound) over all rows of `data`, block by block
-// through Model::log_lik_ratio_rows (scratch is resized as needed). bound ≥ 0; ±∞ ratios are
-// clipped like any large value; SoftwareError naming the model when a ratio is NaN.
-ClippedLlr clipped_llr_sum(const Model& model, const Dataset& data, const Vec& theta,
-                           const Vec& theta_prime, double bound, Vec& scratch);
 
 // What the clipping rule saw in the current transition (shared between the rule and the column
 // writer of its kernel).

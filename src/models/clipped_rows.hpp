@@ -1,0 +1,55 @@
+// Per-row clipping over blocks of data rows: the one computation behind every clipped sum.
+//   log-likelihood ratios  r_i = log p(x_i|θ′) − log p(x_i|θ), clipped to ±bound
+//     (DP penalty's release, 002_673c6a5269ae2454.txt Section 3.1 with bound = b‖θ′ − θ‖₂; the
+//     accept step of DP HMC, 000_24953f9f9db06b85.txt Algorithm 4; the non-private clipping
+//     study, 002 Section 6.2; the minibatch penalty and DP Barker's batch moments);
+//   gradients  g_i = ∇_θ log p(x_i|θ), scaled by min(1, bound/‖g_i‖₂)
+//     (DP HMC's gradient release; DP-SGLD and DP-SGNHT).
+// The private releases (privacy/private_data) and the non-private clipping rule
+// (samplers/clipped_llr) both call these, so the clipped value a release adds noise to and the
+// one the clipping study measures are the same function. ±∞ ratios are clipped like any large
+// value; a NaN ratio or a non-finite gradient means a broken model and throws SoftwareError,
+// naming `who` and the model.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "core/types.hpp"
+#include "data/dataset.hpp"
+#include "models/model.hpp"
+
+namespace dpmcmc {
+
+// Rows per evaluated block: large enough that the per-block call overhead vanishes, small enough
+// that a block of values (and a block × d gradient) stays in cache.
+inline constexpr std::size_t kClipBlockRows = 4096;
+
+struct ClippedLlr {
+  double sum = 0.0;         // Σ_i clip(r_i, ±bound), untempered
+  std::size_t clipped = 0;  // rows with |r_i| > bound
+  std::size_t rows = 0;
+};
+
+// r_i of every row of `rows` into r (r.size() == rows.rows()); SoftwareError on a NaN.
+void llr_rows_checked(const Model& model, const Vec& theta, const Vec& theta_prime,
+                      const RowBlock& rows, Eigen::Ref<Vec> r, std::string_view who);
+
+// Adds the block's Σ clip(r_i, ±bound) and its count of |r_i| > bound to acc (r is scratch of
+// rows.rows() values).
+void add_clipped_llr(const Model& model, const Vec& theta, const Vec& theta_prime,
+                     const RowBlock& rows, double bound, Eigen::Ref<Vec> r, ClippedLlr& acc,
+                     std::string_view who);
+
+// Σ_i clip(r_i, ±bound) over all rows of `data`, block by block (scratch is resized as needed).
+ClippedLlr clipped_llr_sum(const Model& model, const Dataset& data, const Vec& theta,
+                           const Vec& theta_prime, double bound, Vec& scratch,
+                           std::string_view who);
+
+// Adds Σ_i g_i·min(1, bound/‖g_i‖₂) over the block's rows to sum and its count of ‖g_i‖₂ > bound
+// to clipped (g: rows.rows() × d scratch, norms: rows.rows() scratch).
+void add_clipped_grads(const Model& model, const Vec& theta, const RowBlock& rows, double bound,
+                       Eigen::Ref<Mat> g, Eigen::Ref<Vec> norms, Vec& sum, std::size_t& clipped,
+                       std::string_view who);
+
+}  // namespace dpmcmc

@@ -1,0 +1,137 @@
+// The per-row clipping shared by the private releases and the non-private clipping rule
+// (models/clipped_rows.hpp), against the circle model's closed forms written out here:
+//   log p(r_i | θ) = −a(‖θ‖² − r_i²)²,  ∇_θ log p(r_i | θ) = −4a(‖θ‖² − r_i²)·θ.
+#include "models/clipped_rows.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "models/circle.hpp"
+
+namespace dpmcmc {
+namespace {
+
+constexpr double kA = 0.05;
+
+Vec vec2(double a, double b) {
+  Vec v(2);
+  v << a, b;
+  return v;
+}
+
+// 10 000 rows (more than two blocks of kClipBlockRows) spread over r ∈ [0, 4).
+Dataset radii() {
+  Dataset d;
+  d.columns = {"r"};
+  d.x.resize(10000, 1);
+  for (Eigen::Index i = 0; i < d.x.rows(); ++i) d.x(i, 0) = 4.0 * static_cast<double>(i) / 1e4;
+  return d;
+}
+
+double row_log_lik(const Vec& theta, double r) {
+  const double u = theta.squaredNorm() - r * r;
+  return -kA * u * u;
+}
+
+TEST(ClippedRows, LlrSumOverSeveralBlocksMatchesRowByRow) {
+  const CircleModel model(kA);
+  const Dataset d = radii();
+  const Vec t = vec2(0.5, 1.0), tp = vec2(0.7, 1.1);
+  const double bound = 0.2;
+  double want = 0.0;
+  std::size_t want_clipped = 0;
+  for (Eigen::Index i = 0; i < d.x.rows(); ++i) {
+    const double r = row_log_lik(tp, d.x(i, 0)) - row_log_lik(t, d.x(i, 0));
+    want_clipped += std::abs(r) > bound;
+    want += std::clamp(r, -bound, bound);
+  }
+  // Some but not all rows clipped, so both branches of the clip are exercised.
+  ASSERT_GT(want_clipped, 1000u);
+  ASSERT_LT(want_clipped, 9000u);
+  Vec scratch;
+  const ClippedLlr c = clipped_llr_sum(model, d, t, tp, bound, scratch, "test");
+  EXPECT_EQ(c.rows, 10000u);
+  EXPECT_EQ(c.clipped, want_clipped);
+  // Summation order differs (blocks and the fused ratio): rounding only, ≪ 1e-10 relative.
+  EXPECT_NEAR(c.sum, want, 1e-10 * std::abs(want));
+}
+
+TEST(ClippedRows, GradientsAreScaledToTheBoundRowByRow) {
+  const CircleModel model(kA);
+  const Dataset d = radii();
+  const Vec t = vec2(0.5, 1.0);
+  const double bound = 0.3;
+  Vec want = Vec::Zero(2);
+  std::size_t want_clipped = 0;
+  for (Eigen::Index i = 0; i < d.x.rows(); ++i) {
+    const double r = d.x(i, 0);
+    const Vec g = -4.0 * kA * (t.squaredNorm() - r * r) * t;
+    const double norm = g.norm();
+    want_clipped += norm > bound;
+    want += norm > bound ? Vec(g * (bound / norm)) : g;
+  }
+  ASSERT_GT(want_clipped, 1000u);
+  ASSERT_LT(want_clipped, 9000u);
+  Mat g(d.x.rows(), 2);
+  Vec norms(d.x.rows());
+  Vec sum = Vec::Zero(2);
+  std::size_t clipped = 0;
+  add_clipped_grads(model, t, d.block(0, d.rows()), bound, g, norms, sum, clipped, "test");
+  EXPECT_EQ(clipped, want_clipped);
+  EXPECT_NEAR(sum(0), want(0), 1e-10 * std::abs(want(0)));
+  EXPECT_NEAR(sum(1), want(1), 1e-10 * std::abs(want(1)));
+}
+
+// A broken model: NaN ratios and infinite gradients.
+class BrokenCircle final : public CircleModel {
+ public:
+  BrokenCircle() : CircleModel(kA) {}
+  std::string name() const override { return "broken"; }
+  void log_lik_ratio_rows(const Vec&, const Vec&, const RowBlock&,
+                          Eigen::Ref<Vec> out) const override {
+    out.setConstant(std::numeric_limits<double>::quiet_NaN());
+  }
+  void grad_log_lik_rows(const Vec&, const RowBlock&, Eigen::Ref<Mat> out) const override {
+    out.setConstant(std::numeric_limits<double>::infinity());
+  }
+};
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const SoftwareError& e) {
+    return e.what();
+  }
+  return "no SoftwareError";
+}
+
+TEST(ClippedRows, BrokenModelsAreNamedNotSummed) {
+  const BrokenCircle model;
+  const Dataset d = radii();
+  Vec scratch;
+  const std::string llr = error_of([&] {
+    clipped_llr_sum(model, d, vec2(0, 1), vec2(1, 0), 1.0, scratch, "release 'llr_sum'");
+  });
+  EXPECT_NE(llr.find("release 'llr_sum'"), std::string::npos) << llr;
+  EXPECT_NE(llr.find("'broken'"), std::string::npos) << llr;
+  EXPECT_NE(llr.find("NaN"), std::string::npos) << llr;
+
+  Mat g(10, 2);
+  Vec norms(10), sum = Vec::Zero(2);
+  std::size_t clipped = 0;
+  const std::string grad = error_of([&] {
+    add_clipped_grads(model, vec2(0, 1), d.block(0, 10), 1.0, g, norms, sum, clipped,
+                      "release 'grad_sum'");
+  });
+  EXPECT_NE(grad.find("release 'grad_sum'"), std::string::npos) << grad;
+  EXPECT_NE(grad.find("non-finite"), std::string::npos) << grad;
+  EXPECT_EQ(sum, Vec::Zero(2));
+}
+
+}  // namespace
+}  // namespace dpmcmc
