@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "../error_message.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "temp_dir.hpp"
@@ -22,22 +23,9 @@
 namespace dpmcmc {
 namespace {
 
-using testing::TempDir;
+using test::message_of;
 
-// Runs `f`, which must throw exactly E; returns the message.
-template <class E>
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type, message: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "no exception thrown";
-  return {};
-}
+using testing::TempDir;
 
 void expect_contains(const std::string& message, std::initializer_list<std::string> parts) {
   for (const auto& part : parts) {

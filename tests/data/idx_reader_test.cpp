@@ -12,27 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "../error_message.hpp"
 #include "core/error.hpp"
 #include "temp_dir.hpp"
 
 namespace dpmcmc {
 namespace {
 
-using testing::TempDir;
+using test::message_of;
 
-template <class E>
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type, message: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "no exception thrown";
-  return {};
-}
+using testing::TempDir;
 
 void put_u32(std::string& s, std::uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) s.push_back(static_cast<char>((v >> shift) & 0xff));

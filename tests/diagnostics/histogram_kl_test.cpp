@@ -9,12 +9,15 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include "../error_message.hpp"
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
 
 namespace dpmcmc {
 namespace {
+
+using test::message_of;
 
 Mat normal_draws(Eigen::Index n, double m1, double m2, std::uint64_t seed) {
   Rng rng = make_rng(seed, 0);
@@ -153,17 +156,6 @@ TEST(HistogramKl, ConstantAxisGetsAUnitWideBox) {
   EXPECT_EQ(box.hi1, 1.5);
   EXPECT_EQ(box.lo2, 2.5);
   EXPECT_EQ(symmetric_kl_histogram(a, a), 0.0);
-}
-
-// The message of the exception f throws, of type E.
-template <class E, class F>
-std::string message_of(F f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "(no exception)";
 }
 
 TEST(HistogramKl, BadInputIsRefusedWithAClearMessage) {

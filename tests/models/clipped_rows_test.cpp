@@ -8,12 +8,15 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include "../error_message.hpp"
 
 #include "core/error.hpp"
 #include "models/circle.hpp"
 
 namespace dpmcmc {
 namespace {
+
+using test::message_of;
 
 constexpr double kA = 0.05;
 
@@ -100,21 +103,11 @@ class BrokenCircle final : public CircleModel {
   }
 };
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const SoftwareError& e) {
-    return e.what();
-  }
-  return "no SoftwareError";
-}
-
 TEST(ClippedRows, BrokenModelsAreNamedNotSummed) {
   const BrokenCircle model;
   const Dataset d = radii();
   Vec scratch;
-  const std::string llr = error_of([&] {
+  const std::string llr = message_of<SoftwareError>([&] {
     clipped_llr_sum(model, d, vec2(0, 1), vec2(1, 0), 1.0, scratch, "release 'llr_sum'");
   });
   EXPECT_NE(llr.find("release 'llr_sum'"), std::string::npos) << llr;
@@ -124,7 +117,7 @@ TEST(ClippedRows, BrokenModelsAreNamedNotSummed) {
   Mat g(10, 2);
   Vec norms(10), sum = Vec::Zero(2);
   std::size_t clipped = 0;
-  const std::string grad = error_of([&] {
+  const std::string grad = message_of<SoftwareError>([&] {
     add_clipped_grads(model, vec2(0, 1), d.block(0, 10), 1.0, g, norms, sum, clipped,
                       "release 'grad_sum'");
   });

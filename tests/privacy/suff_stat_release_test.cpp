@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include "../error_message.hpp"
 
 #include "models/expfam_bernoulli.hpp"
 #include "models/expfam_gaussian.hpp"
@@ -14,6 +15,8 @@
 
 namespace dpmcmc {
 namespace {
+
+using test::message_of;
 
 constexpr std::uint64_t kNoiseSeed = 91;
 
@@ -151,23 +154,13 @@ TEST(SuffStatRelease, BadMultiplierIsAConfigError) {
   EXPECT_EQ(pd.remaining("suff_stat"), 2u);
 }
 
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return e.what();
-  }
-  return "(no DataError)";
-}
-
 TEST(SuffStatRelease, RowOutsideTheBoxIsRefusedNamingRowAndColumnAndReleasesNothing) {
   const auto model = box_model();
   Dataset data = box_data(model, 5000);
   data.x(4200, 1) = 4.5;  // row 4201 (1-based, in the second block), column x.2 > 4
   EventLog log;
   PrivateData pd(model, data, make_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
-  const std::string msg = message_of([&] { pd.suff_stat(model, 1.0); });
+  const std::string msg = message_of<DataError>([&] { pd.suff_stat(model, 1.0); });
   EXPECT_NE(msg.find("row 4201"), std::string::npos) << msg;
   EXPECT_NE(msg.find("'x.2'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("[0, 4]"), std::string::npos) << msg;
@@ -195,7 +188,7 @@ TEST(SuffStatRelease, BernoulliHasUnitSensitivityAndRefusesNonBinaryRows) {
   data.x(7, 0) = 0.5;  // inside [0, 1] but not a Bernoulli outcome
   EventLog log2;
   PrivateData bad(model, data, make_noise_rng(kNoiseSeed, 0), log2, {{"suff_stat", 2}});
-  const std::string msg = message_of([&] { bad.suff_stat(model, 1.0); });
+  const std::string msg = message_of<DataError>([&] { bad.suff_stat(model, 1.0); });
   EXPECT_NE(msg.find("row 8"), std::string::npos) << msg;
   EXPECT_NE(msg.find("0 or 1"), std::string::npos) << msg;
   EXPECT_EQ(log2.releases(), 0u);
