@@ -210,10 +210,12 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
       if (it != index_of.end()) {
         lines[it->second].push_back(std::move(line));
       } else {
+        if (foreign.empty()) outcome.outside_example = row.cell_key();
         foreign.push_back(std::move(line));
       }
     }
   }
+  outcome.outside_grid = foreign.size();
   auto all_text = [&] {
     std::string text = results_header();
     for (const auto& group : lines) {

@@ -337,6 +337,24 @@ TEST(ExperimentRunner, InterruptedRunResumes) {
   EXPECT_EQ(read_results(dir / "results.csv").rows.size(), 6u);
 }
 
+// Fewer repeats than a finished run: the extra repeat's rows are outside the new grid but of the
+// same settings; they are counted, named and kept at the end of the file.
+TEST(ExperimentRunner, RowsOutsideANarrowedGridAreKeptAndCounted) {
+  const auto dir = fresh_dir("outside");
+  auto spec = tiny_spec();
+  spec.samplers.erase(spec.samplers.begin());  // rwmh only
+  spec.epsilons = {2};
+  run(spec, dir, 1);
+  const std::string before = slurp(dir / "results.csv");
+  spec.repeats = 1;
+  const ExperimentOutcome out = run(spec, dir, 1);
+  EXPECT_EQ(out.ran, 0u);
+  EXPECT_TRUE(out.complete);
+  EXPECT_EQ(out.outside_grid, 1u);
+  EXPECT_EQ(out.outside_example, "sample/banana-tempered-2d/rwmh/NA/2");
+  EXPECT_EQ(slurp(dir / "results.csv"), before);  // repeat 2 was already last
+}
+
 TEST(ExperimentRunner, RefusesToMixSpecs) {
   const auto dir = fresh_dir("mix");
   auto spec = tiny_spec();
