@@ -22,7 +22,8 @@ void add_report_command(CLI::App& app) {
                 "Do not run gnuplot (the scripts and data are still written)");
   cmd->footer(
       "Output: OUT/report.html (self-contained), OUT/summary.csv (medians and quartiles per "
-      "model, sampler and epsilon), OUT/plots/*.png|svg|gp|dat. Needs gnuplot "
+      "model, sampler and epsilon), OUT/summary.md (Markdown table: median metric per model and "
+      "sampler against epsilon), OUT/plots/*.png|svg|gp|dat. Needs gnuplot "
       "(gnuplot-nox) unless --no-plots.");
   cmd->callback([=] {
     options->results = *results;
@@ -38,7 +39,8 @@ void add_report_command(CLI::App& app) {
                                               f.svg.filename().string())
                                 : std::string(" (not rendered)"));
     }
-    fmt::print("page:    {}\nsummary: {}\n", r.html.string(), r.summary_csv.string());
+    fmt::print("page:    {}\nsummary: {}\ntable:   {}\n", r.html.string(), r.summary_csv.string(),
+               r.summary_md.string());
   });
 }
 

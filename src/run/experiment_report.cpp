@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "data/atomic_file.hpp"
 #include "io/html_text.hpp"
+#include "run/summary_table.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -195,6 +196,8 @@ ReportOutcome write_experiment_report(const ReportOptions& options) {
   out.figures = write_report_plots(out.summary, out.out_dir / "plots", options.plots);
   out.summary_csv = out.out_dir / "summary.csv";
   write_file(out.summary_csv, summary_csv(out.summary));
+  out.summary_md = out.out_dir / "summary.md";
+  write_file(out.summary_md, summary_markdown(out.summary));
   out.html = out.out_dir / "report.html";
   write_file(out.html, page(options, out.summary, out.figures, spec));
   return out;

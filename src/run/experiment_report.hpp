@@ -1,5 +1,6 @@
 // `dpmcmc report`: from an experiment's results CSV to a self-contained HTML page, the figures
-// (PNG and SVG, with their gnuplot scripts and data) and the aggregated table as CSV. Every
+// (PNG and SVG, with their gnuplot scripts and data), the aggregated table as CSV and the wide
+// table of medians against ε as Markdown (run/summary_table.hpp). Every
 // number shown is computed from the CSV (run/results_summary.hpp); the configuration shown is
 // the spec.json the runner wrote beside the CSV, when present.
 #pragma once
@@ -19,7 +20,7 @@ struct ReportOptions {
 };
 
 struct ReportOutcome {
-  std::filesystem::path out_dir, html, summary_csv;
+  std::filesystem::path out_dir, html, summary_csv, summary_md;
   std::vector<Figure> figures;
   ResultsSummary summary;
 };

@@ -189,6 +189,10 @@ TEST(ExperimentReport, WritesPlotsAndPage) {
   EXPECT_NE(html.find("made by hand"), std::string::npos);
   const std::string summary = slurp(r.summary_csv);
   EXPECT_NE(summary.find("\nbanana-flat-2d,s1,NA,NA,1,mmd,4,0,"), std::string::npos) << summary;
+  // The Markdown table: the same median 0.25 of s1 at ε = 1 (4 repeats).
+  const std::string table = slurp(r.summary_md);
+  EXPECT_NE(table.find("| banana-flat-2d | s1 | mmd | – | 0.25 | 0.05 |"), std::string::npos)
+      << table;
 }
 
 // Accuracy against ε: MMD (positive, spans decades) on a log axis, test accuracy (a proportion

@@ -1,0 +1,103 @@
+#include "run/summary_table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "run/results_csv.hpp"
+
+namespace dpmcmc {
+namespace {
+
+// Orders ε columns: the non-private column (no ε) first, then ascending.
+struct EpsilonLess {
+  bool operator()(const std::optional<double>& a, const std::optional<double>& b) const {
+    if (!a || !b) return !a && b;
+    return *a < *b;
+  }
+};
+
+std::string percent(double share) {
+  return fmt::format("{:.1f}%", 100.0 * share);
+}
+
+std::string range_of(double lo, double hi, std::string (*show_one)(double)) {
+  const std::string a = show_one(lo), b = show_one(hi);
+  return a == b ? a : fmt::format("{}–{}", a, b);
+}
+
+std::string count_text(double n) {
+  return fmt::format("{:.0f}", n);
+}
+
+}  // namespace
+
+std::string summary_markdown(const ResultsSummary& summary) {
+  if (summary.sample.empty()) return "";
+  std::vector<std::optional<double>> columns;
+  for (const auto& g : summary.sample) columns.push_back(g.epsilon);
+  std::sort(columns.begin(), columns.end(), EpsilonLess{});
+  columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+
+  // Rows in the summary's order of first appearance.
+  using RowKey = std::tuple<std::string, std::string, std::string>;
+  std::vector<RowKey> order;
+  std::map<RowKey, std::vector<const SampleGroup*>> groups;
+  for (const auto& g : summary.sample) {
+    const std::string sweep =
+        g.sweep_value ? fmt::format("{} = {}", g.sweep_param, format_number(*g.sweep_value)) : "";
+    const RowKey key{g.model, g.sampler, sweep};
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(&g);
+  }
+  const bool any_sweep = std::any_of(order.begin(), order.end(),
+                                     [](const RowKey& k) { return !std::get<2>(k).empty(); });
+
+  std::string out =
+      any_sweep ? "| model | sampler | sweep | metric |" : "| model | sampler | metric |";
+  std::string rule = any_sweep ? "|---|---|---|---|" : "|---|---|---|";
+  for (const auto& column : columns) {
+    out += fmt::format(" {} |", column ? fmt::format("ε = {}", format_number(*column))
+                                       : std::string("non-private"));
+    rule += "---|";
+  }
+  out += fmt::format(" rows clipped | repeats |\n{}---|---|\n", rule);
+
+  for (const auto& key : order) {
+    const auto& gs = groups[key];
+    out += fmt::format("| {} | {} |", std::get<0>(key), std::get<1>(key));
+    if (any_sweep) out += fmt::format(" {} |", std::get<2>(key).empty() ? "–" : std::get<2>(key));
+    out += fmt::format(" {} |", gs.front()->metric);
+    double clip_lo = INFINITY, clip_hi = -INFINITY;
+    double runs_lo = INFINITY, runs_hi = -INFINITY;
+    for (const auto& column : columns) {
+      const auto it = std::find_if(gs.begin(), gs.end(), [&](const SampleGroup* g) {
+        return !EpsilonLess{}(g->epsilon, column) && !EpsilonLess{}(column, g->epsilon);
+      });
+      if (it == gs.end() || (*it)->accuracy.count == 0) {
+        out += " – |";
+      } else {
+        out += fmt::format(" {:.3g} |", (*it)->accuracy.median);
+      }
+      if (it == gs.end()) continue;
+      const auto runs = static_cast<double>((*it)->completed);
+      runs_lo = std::min(runs_lo, runs);
+      runs_hi = std::max(runs_hi, runs);
+      if ((*it)->llr_clip.count > 0) {
+        clip_lo = std::min(clip_lo, (*it)->llr_clip.median);
+        clip_hi = std::max(clip_hi, (*it)->llr_clip.median);
+      }
+    }
+    out += fmt::format(" {} | {} |\n",
+                       std::isfinite(clip_lo) ? range_of(clip_lo, clip_hi, percent) : "NA",
+                       range_of(runs_lo, runs_hi, count_text));
+  }
+  return out;
+}
+
+}  // namespace dpmcmc
