@@ -169,9 +169,10 @@ void add_experiment_command(CLI::App& app) {
           "was dropped and its cell run again\n");
     if (out.outside_grid > 0)
       fmt::print(
-          "note: {} rows of {} are of cells outside this grid (e.g. {}), computed with the same "
-          "settings; they are kept at the end of the file and `dpmcmc report` includes them\n",
-          out.outside_grid, out.results_file.string(), out.outside_example);
+          "note: {} {} of {} outside this grid (e.g. cell {}) but computed with its settings "
+          "are kept at the end of the file; `dpmcmc report` includes them\n",
+          out.outside_grid, out.outside_grid == 1 ? "row" : "rows", out.results_file.string(),
+          out.outside_example);
     const std::string selected =
         a->cells.empty() ? "" : fmt::format(" ({} selected by --cells)", out.selected);
     fmt::print("{} cells{}: {} already done, {} run now ({} failed), {:.1f} s\nresults: {}\n",

@@ -1,14 +1,16 @@
-// Per-row clipping over blocks of data rows: the one computation behind every clipped sum.
+// Per-row clipping over blocks of data rows, shared by the clipped sums of the releases and of the
+// clipping study (DP-Fast MH's per-row bound c_i·M is of another kind and lives with it, and the
+// batch moments of the minibatch penalty and DP Barker share only the checked ratios).
 //   log-likelihood ratios  r_i = log p(x_i|θ′) − log p(x_i|θ), clipped to ±bound
 //     (DP penalty's release, 002_673c6a5269ae2454.txt Section 3.1 with bound = b‖θ′ − θ‖₂; the
 //     accept step of DP HMC, 000_24953f9f9db06b85.txt Algorithm 4; the non-private clipping
 //     study, 002 Section 6.2; the minibatch penalty and DP Barker's batch moments);
 //   gradients  g_i = ∇_θ log p(x_i|θ), scaled by min(1, bound/‖g_i‖₂)
 //     (DP HMC's gradient release; DP-SGLD and DP-SGNHT).
-// The private releases (privacy/private_data) and the non-private clipping rule
-// (samplers/clipped_llr) both call these, so the clipped value a release adds noise to and the
-// one the clipping study measures are the same function. ±∞ ratios are clipped like any large
-// value; a NaN ratio or a non-finite gradient means a broken model and throws SoftwareError,
+// The full-data releases and the gradient releases (privacy/private_data) and the non-private
+// clipping rule (samplers/clipped_llr) call these, so the clipped value a release adds noise to
+// and the one the clipping study measures are the same function. ±∞ ratios are clipped like any
+// large value; a NaN ratio or a non-finite gradient means a broken model and throws SoftwareError,
 // naming `who` and the model.
 #pragma once
 

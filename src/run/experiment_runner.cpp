@@ -197,11 +197,18 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
       const std::string& h = row.text("spec_hash");
       const bool ok = it != index_of.end() ? cells[it->second].spec_hash == h : hashes.count(h);
       if (!ok) {
+        const std::string why =
+            it != index_of.end()
+                ? fmt::format("was computed with other settings (spec hash {}) than {} gives now",
+                              h, spec.file.string())
+                : fmt::format(
+                      "is not in the grid of {}, and no cell of it has this row's settings "
+                      "(spec hash {})",
+                      spec.file.string(), h);
         throw ConfigError(fmt::format(
-            "{}:{}: this row (cell {}) was computed with other settings (spec hash {}) than {} "
-            "gives now: results of two different specs would mix; use another --out, or delete "
-            "the file to start again",
-            outcome.results_file.string(), row.line, row.cell_key(), h, spec.file.string()));
+            "{}:{}: this row (cell {}) {}: results of two different specs would mix; use another "
+            "--out, or delete the file to start again",
+            outcome.results_file.string(), row.line, row.cell_key(), why));
       }
       // Re-formatted rather than copied: a file written before a column was added (e.g.
       // sweep_param) gets NA there, and a current file is reproduced byte for byte.

@@ -99,8 +99,9 @@ struct ExperimentOutcome {
   std::size_t with_rows = 0;  // cells of the grid with rows in the file after this run
   bool complete = false;      // every cell of the grid has its rows (the file is in grid order)
   bool dropped_partial_row = false;  // the file ended in a row cut short, which was removed
-  // Rows of the file whose cell is not in this grid but whose settings are (e.g. repeats or a
-  // label's models narrowed since): kept at the end of the file, never deleted silently.
+  // Rows of the file whose cell is not in this grid but whose settings (spec hash) some cell of
+  // it has, e.g. repeats or a label's models narrowed since: kept at the end of the file, never
+  // deleted silently. (A row whose settings no cell has, e.g. of a removed sampler, is refused.)
   std::size_t outside_grid = 0;
   std::string outside_example;  // the first such row's cell key
   std::filesystem::path results_file;

@@ -27,7 +27,7 @@ AcceptRule clipped_llr_rule(const Model& model, const Dataset& data, double b, A
     // start and end of the trajectory, Algorithm 4).
     const double bound = b * (move.to - move.from).norm();
     const ClippedLlr c = clipped_llr_sum(model, data, move.from, move.to, bound, *scratch,
-                                         "clipped log-likelihood ratio");
+                                         "the log-likelihood ratio clipping of rwmh/hmc (--clip)");
     tally->clipped = c.clipped;
     tally->rows = c.rows;
     const double from = model.log_prior(move.from);

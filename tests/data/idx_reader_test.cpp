@@ -8,7 +8,6 @@
 #include <zlib.h>
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 

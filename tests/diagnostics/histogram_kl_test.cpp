@@ -9,8 +9,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
-#include "../error_message.hpp"
 
+#include "../error_message.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
 

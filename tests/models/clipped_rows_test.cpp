@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include "../error_message.hpp"
 
+#include "../error_message.hpp"
 #include "core/error.hpp"
 #include "models/circle.hpp"
 
@@ -89,6 +89,39 @@ TEST(ClippedRows, GradientsAreScaledToTheBoundRowByRow) {
   EXPECT_NEAR(sum(1), want(1), 1e-10 * std::abs(want(1)));
 }
 
+// A row impossible under θ′ or θ has ratio −∞ or +∞: clipped to ∓bound and counted, not NaN.
+class ImpossibleRows final : public CircleModel {
+ public:
+  ImpossibleRows() : CircleModel(kA) {}
+  void log_lik_ratio_rows(const Vec& t, const Vec& tp, const RowBlock& rows,
+                          Eigen::Ref<Vec> out) const override {
+    CircleModel::log_lik_ratio_rows(t, tp, rows, out);
+    out(0) = -std::numeric_limits<double>::infinity();
+    out(1) = std::numeric_limits<double>::infinity();
+    out(2) = -std::numeric_limits<double>::infinity();
+  }
+};
+
+TEST(ClippedRows, InfiniteRatiosAreClippedLikeLargeOnes) {
+  const ImpossibleRows model;
+  const CircleModel plain(kA);
+  Dataset d;
+  d.columns = {"r"};
+  d.x.resize(5, 1);
+  d.x << 1.0, 1.5, 2.0, 2.5, 3.0;
+  const Vec t = vec2(0.5, 1.0), tp = vec2(0.51, 1.0);  // finite ratios far below the bound
+  const double bound = 10.0;
+  Vec scratch;
+  const ClippedLlr base = clipped_llr_sum(plain, d, t, tp, bound, scratch, "test");
+  ASSERT_EQ(base.clipped, 0u);
+  Vec r(5);
+  plain.log_lik_ratio_rows(t, tp, d.block(0, 5), r);
+  const ClippedLlr c = clipped_llr_sum(model, d, t, tp, bound, scratch, "test");
+  EXPECT_EQ(c.clipped, 3u);
+  // Rows 0–2 become −bound, +bound, −bound; rows 3 and 4 keep their finite ratios.
+  EXPECT_NEAR(c.sum, -bound + r(3) + r(4), 1e-12);
+}
+
 // A broken model: NaN ratios and infinite gradients.
 class BrokenCircle final : public CircleModel {
  public:
@@ -123,6 +156,7 @@ TEST(ClippedRows, BrokenModelsAreNamedNotSummed) {
   });
   EXPECT_NE(grad.find("release 'grad_sum'"), std::string::npos) << grad;
   EXPECT_NE(grad.find("non-finite"), std::string::npos) << grad;
+  EXPECT_NE(grad.find("'broken'"), std::string::npos) << grad;
   EXPECT_EQ(sum, Vec::Zero(2));
 }
 

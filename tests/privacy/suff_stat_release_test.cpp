@@ -7,8 +7,8 @@
 
 #include <cmath>
 #include <limits>
-#include "../error_message.hpp"
 
+#include "../error_message.hpp"
 #include "models/expfam_bernoulli.hpp"
 #include "models/expfam_gaussian.hpp"
 #include "privacy/private_data.hpp"
