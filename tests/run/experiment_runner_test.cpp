@@ -355,6 +355,29 @@ TEST(ExperimentRunner, RowsOutsideANarrowedGridAreKeptAndCounted) {
   EXPECT_EQ(slurp(dir / "results.csv"), before);  // repeat 2 was already last
 }
 
+// A removed sampler's rows match no cell of the new grid: refused, saying so.
+TEST(ExperimentRunner, RowsOfARemovedSamplerAreRefusedAsOutsideTheGrid) {
+  const auto dir = fresh_dir("removed");
+  auto spec = tiny_spec();
+  spec.samplers.erase(spec.samplers.begin());  // rwmh only
+  spec.epsilons = {2};
+  spec.repeats = 1;
+  run(spec, dir, 1);
+  auto other = tiny_spec();
+  other.samplers.pop_back();  // dp-penalty only
+  other.epsilons = {2};
+  other.repeats = 1;
+  try {
+    run(other, dir, 1);
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("results.csv:2"), std::string::npos) << m;
+    EXPECT_NE(m.find("sample/banana-tempered-2d/rwmh/NA/1) is not in the grid"), std::string::npos)
+        << m;
+  }
+}
+
 TEST(ExperimentRunner, RefusesToMixSpecs) {
   const auto dir = fresh_dir("mix");
   auto spec = tiny_spec();
