@@ -116,6 +116,7 @@ RowBlock PrivateData::gather(std::span<const std::size_t> idx) {
 ScalarRelease PrivateData::llr_sum(const Vec& theta, const Vec& theta_prime, double bound,
                                    double noise_multiplier) {
   static const std::string label = "llr_sum";
+  static const std::string who = "release '" + label + "'";
   // Checks first: nothing about the data is computed for a refused or malformed request.
   require_positive(bound, "the clip bound", label);
   require_positive(noise_multiplier, "the noise multiplier", label);
@@ -125,8 +126,7 @@ ScalarRelease PrivateData::llr_sum(const Vec& theta, const Vec& theta_prime, dou
                                     label, theta.size(), theta_prime.size(), model_.dim()));
   }
 
-  const ClippedLlr c = clipped_llr_sum(model_, data_, theta, theta_prime, bound, scratch_,
-                                       "release '" + label + "'");
+  const ClippedLlr c = clipped_llr_sum(model_, data_, theta, theta_prime, bound, scratch_, who);
 
   const double t = model_.temperature();
   ScalarRelease out;
@@ -153,7 +153,7 @@ VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise
   const int d = model_.dim();
   Vec sum = Vec::Zero(d);
   std::size_t clipped = 0;
-  const std::string who = "release '" + label + "'";
+  static const std::string who = "release '" + label + "'";
   for (std::size_t begin = 0; begin < n; begin += kBlockRows) {
     const auto count = static_cast<Eigen::Index>(std::min(kBlockRows, n - begin));
     add_clipped_grads(model_, theta, data_.block(begin, static_cast<std::size_t>(count)), bound,
@@ -190,7 +190,7 @@ VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double
   const int d = model_.dim();
   Vec sum = Vec::Zero(d);
   std::size_t clipped = 0;
-  const std::string who = "release '" + label + "'";
+  static const std::string who = "release '" + label + "'";
   for (std::size_t begin = 0; begin < idx.size(); begin += kBlockRows) {
     const std::size_t count = std::min(kBlockRows, idx.size() - begin);
     const auto c = static_cast<Eigen::Index>(count);
@@ -219,6 +219,7 @@ ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& thet
                                                double bound, double noise_multiplier,
                                                std::size_t batch) {
   static const std::string label = "llr_batch";
+  static const std::string who = "release '" + label + "'";
   require_positive(bound, "the clip bound", label);
   require_positive(noise_multiplier, "the noise multiplier", label);
   const std::size_t n = data_.rows();
@@ -240,7 +241,7 @@ ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& thet
 
   const auto idx = batches_.draw(spec, n, noise_);
   const auto [shift, sum, sum_sq, clipped] =
-      clipped_ratio_moments(theta, theta_prime, bound, idx, label);
+      clipped_ratio_moments(theta, theta_prime, bound, idx, who);
   const double b = static_cast<double>(batch);
   const double a = static_cast<double>(n) * t / b;
   const double total = sum + b * shift;                                    // R
@@ -338,9 +339,8 @@ VectorRelease PrivateData::suff_stat(const SufficientStatistic& s, double noise_
 PrivateData::RatioMoments PrivateData::clipped_ratio_moments(const Vec& theta,
                                                              const Vec& theta_prime, double bound,
                                                              std::span<const std::size_t> idx,
-                                                             const std::string& label) {
+                                                             const std::string& who) {
   RatioMoments m;
-  const std::string who = "release '" + label + "'";
   for (std::size_t begin = 0; begin < idx.size(); begin += kBlockRows) {
     const std::size_t count = std::min(kBlockRows, idx.size() - begin);
     const RowBlock rows = gather(idx.subspan(begin, count));

@@ -14,6 +14,7 @@ ScalarRelease PrivateData::llr_batch_barker(const Vec& theta, const Vec& theta_p
                                             double noise_variance, std::size_t batch,
                                             const std::function<double(NoiseRng&)>& correction) {
   static const std::string label = kBarkerLabel;
+  static const std::string who = "release '" + label + "'";
   const std::size_t n = data_.rows();
   const double t = model_.temperature();
   // Checks first: nothing about the data is computed for a refused or malformed request.
@@ -35,7 +36,7 @@ ScalarRelease PrivateData::llr_batch_barker(const Vec& theta, const Vec& theta_p
   const BatchSpec spec{BatchSampling::without_replacement, batch};
   const auto idx = batches_.draw(spec, n, noise_);
   const auto [shift, sum, sum_sq, clipped] =
-      clipped_ratio_moments(theta, theta_prime, bound, idx, label);
+      clipped_ratio_moments(theta, theta_prime, bound, idx, who);
   const double a = n0 / b;  // nT/b
   const double lambda = a * (sum + b * shift);
   // σ_b² = (nT)²/b · (1/b)Σ(r − r̄)² = a²(Σ(r − s)² − (Σ(r − s))²/b).
