@@ -15,6 +15,7 @@
 #include "privacy/private_data.hpp"
 #include "privacy/spend_meter.hpp"
 #include "run/csv_draw_sink.hpp"
+#include "run/kept_draws.hpp"
 #include "run/private_samplers.hpp"
 #include "run/sampler_params.hpp"
 #include "samplers/hmc.hpp"
@@ -251,27 +252,11 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
 
   // Diagnostics over the kept draws of every chain that kept any.
   clock.restart();
-  std::vector<Mat> chains;
   std::vector<std::string> labels;
-  for (std::size_t c = 0; c < out.run.chains.size(); ++c) {
-    if (out.run.chains[c].draws.rows() > 0) {
-      chains.push_back(out.run.chains[c].draws);
-      labels.push_back(files[c].string());
-    }
-  }
-  // Chains of unequal length (an interrupted run) are cut to the shortest for the summary.
-  if (!chains.empty()) {
-    Eigen::Index shortest = chains.front().rows();
-    for (const auto& m : chains) shortest = std::min(shortest, m.rows());
-    for (auto& m : chains) m = m.topRows(shortest).eval();
-    if (shortest >= 4) out.summary = summarize(out.run.columns, chains, labels);
-  }
-  Mat pooled(0, model->dim());
-  for (const auto& m : chains) {
-    Mat grown(pooled.rows() + m.rows(), model->dim());
-    grown << pooled, m.rightCols(model->dim());
-    pooled = std::move(grown);
-  }
+  for (const auto& f : files) labels.push_back(f.string());
+  KeptDraws kept = kept_draws(out.run, labels);
+  out.summary = std::move(kept.summary);
+  const Mat& pooled = kept.pooled;
   json accuracy = json::object();
   // Comparing with the exact posterior of the data is an evaluation tool for synthetic data: on
   // a user's private data its result would be an unaccounted, non-private release.
