@@ -23,13 +23,6 @@ bool wants(const ExperimentSpec& spec, const std::string& metric) {
   return std::find(spec.metrics.begin(), spec.metrics.end(), metric) != spec.metrics.end();
 }
 
-std::filesystem::path cell_dir(const std::filesystem::path& out_dir, const ExperimentCell& c) {
-  std::filesystem::path dir = out_dir / "cells" / c.model / c.sampler.label;
-  if (c.sweep_param) dir /= *c.sweep_param + "-" + format_number(*c.sweep_value);
-  return dir / (c.epsilon ? "eps-" + format_number(*c.epsilon) : std::string("non-private")) /
-         fmt::format("rep-{}", c.repeat.value_or(1));
-}
-
 ResultRow base_row(const ExperimentSpec& spec, const ExperimentCell& c, std::size_t n) {
   ResultRow row;
   row.set("kind", spec.kind == ExperimentKind::sample ? "sample" : "account");
@@ -102,6 +95,7 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
     s.run.init.centre = spec.init.centre;
     s.run.init.spread = spec.init.spread;
   }
+  s.run.init.seed = c.start_seed;
   s.out_dir = cell_dir(out_dir, c);
   s.reference_draws = spec.reference_draws;
   if (c.epsilon) {
@@ -203,6 +197,13 @@ std::vector<ResultRow> account_cell(const ExperimentSpec& spec, const Experiment
 }
 
 }  // namespace
+
+std::filesystem::path cell_dir(const std::filesystem::path& out_dir, const ExperimentCell& c) {
+  std::filesystem::path dir = out_dir / "cells" / c.model / c.sampler.label;
+  if (c.sweep_param) dir /= *c.sweep_param + "-" + format_number(*c.sweep_value);
+  return dir / (c.epsilon ? "eps-" + format_number(*c.epsilon) : std::string("non-private")) /
+         fmt::format("rep-{}", c.repeat.value_or(1));
+}
 
 std::optional<std::vector<ResultRow>> run_experiment_cell(const ExperimentSpec& spec,
                                                           const ExperimentCell& cell,

@@ -12,9 +12,11 @@
 //   s:
 //     run seed  = mix(spec seed, fnv("cell:" + key))                 (chains, noise, MMD)
 //     data seed = mix(spec seed, fnv("data:" + MODEL + "/" + REPEAT))
+//     start seed = mix(spec seed, fnv("start:" + MODEL + "/" + REPEAT))  (only with
+//                  "paired_starts": true; otherwise the starting points come from the run seed)
 //   so every sampler and ε of one repeat sees the same synthetic data (a paired comparison),
-//   while each cell has its own streams. Nothing depends on the thread count or the order in
-//   which cells finish.
+//   and with paired starts the same starting points, while each cell has its own streams. Nothing
+//   depends on the thread count or the order in which cells finish.
 // * Parallelism. `threads` workers (0: all cores) each take the next cell; each job runs its
 //   chains on one thread, so a cell's result is the same whatever runs beside it.
 // * Resume. Cells whose key is already in OUT/results.csv are skipped. Each row carries the
@@ -54,6 +56,8 @@ struct ExperimentCell {
   std::string key;
   std::uint64_t seed = 0;
   std::uint64_t data_seed = 0;
+  // With "paired_starts": the seed of the starting points, shared by the repeat's cells.
+  std::optional<std::uint64_t> start_seed;
   std::string spec_hash;
 };
 
@@ -112,6 +116,10 @@ struct ExperimentOutcome {
 // Throws ConfigError when the results file holds rows of another spec, DataError for a
 // malformed results file, OutputError when OUT cannot be written.
 ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOptions& options);
+
+// Where a sample cell's draws and report.json go:
+// OUT/cells/MODEL/LABEL[/PARAM-VALUE]/eps-E/rep-R (non-private samplers: "non-private" for eps-E).
+std::filesystem::path cell_dir(const std::filesystem::path& out_dir, const ExperimentCell& c);
 
 // One cell on its own (the runner's unit of work): the rows to write, or nullopt when the job
 // was interrupted. A failing job gives one row with status "error" and the message.

@@ -28,23 +28,21 @@ namespace {
 using nlohmann::json;
 
 // Keys a spec may hold at the top level, and those a profile may override.
-const std::vector<std::string> kTopKeys = {"name",        "description",
-                                           "kind",        "models",
-                                           "samplers",    "params",
-                                           "epsilons",    "delta",
-                                           "repeats",     "chains",
-                                           "n",           "iterations",
-                                           "init",        "warmup_fraction",
-                                           "metrics",     "reference_draws",
-                                           "accountants", "seed",
-                                           "profiles",    "sweep"};
+const std::vector<std::string> kTopKeys = {
+    "name",    "description",     "kind",        "models",        "samplers",
+    "params",  "epsilons",        "delta",       "repeats",       "chains",
+    "n",       "iterations",      "init",        "paired_starts", "warmup_fraction",
+    "metrics", "reference_draws", "accountants", "seed",          "profiles",
+    "sweep"};
 const std::vector<std::string> kProfileKeys = {
-    "models",          "samplers",    "params",     "epsilons", "delta",           "repeats",
-    "chains",          "n",           "iterations", "init",     "warmup_fraction", "metrics",
-    "reference_draws", "accountants", "sweep"};
+    "models",        "samplers",        "params",  "epsilons",        "delta",
+    "repeats",       "chains",          "n",       "iterations",      "init",
+    "paired_starts", "warmup_fraction", "metrics", "reference_draws", "accountants",
+    "sweep"};
 // Keys that only mean something when sampling.
 const std::vector<std::string> kSampleOnlyKeys = {
-    "repeats", "chains", "iterations", "init", "metrics", "warmup_fraction", "reference_draws"};
+    "repeats",       "chains",  "iterations",      "init",
+    "paired_starts", "metrics", "warmup_fraction", "reference_draws"};
 // sym_kl is recorded only when listed: adding it to the default list would change the spec hash
 // of every spec without "metrics" and so refuse to resume their results.
 const std::vector<std::string> kMetrics = {"mmd",           "mean_error", "cov_error",
@@ -505,6 +503,12 @@ ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::pat
   }
   if (d.contains("sweep")) spec.sweep = parse_sweep(d.at("sweep"), r, spec.samplers);
   if (d.contains("init")) spec.init = parse_init(d.at("init"), r);
+  if (d.contains("paired_starts")) {
+    const json& p = d.at("paired_starts");
+    if (!p.is_boolean())
+      r.fail("paired_starts", fmt::format("expected true or false, got {}", Reader::shown(p)));
+    spec.paired_starts = p.get<bool>();
+  }
   if (d.contains("warmup_fraction")) {
     const json& w = d.at("warmup_fraction");
     if (!w.is_number() || !(w.get<double>() >= 0 && w.get<double>() < 1))
@@ -576,6 +580,8 @@ ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::pat
     spec.resolved["chains"] = spec.chains;
     spec.resolved["iterations"] = {{"warmup", spec.warmup}, {"samples", spec.samples}};
     spec.resolved["init"] = init;
+    // Only when set, so that specs without the key keep their cell hashes.
+    if (spec.paired_starts) spec.resolved["paired_starts"] = true;
     spec.resolved["warmup_fraction"] = spec.warmup_fraction;
     spec.resolved["metrics"] = spec.metrics;
     spec.resolved["reference_draws"] = spec.reference_draws;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/types.hpp"
@@ -20,6 +21,9 @@ struct InitConfig {
   std::vector<Vec> points;
   Vec centre;           // empty: the origin
   double spread = 1.0;  // s ≥ 0 (0: every chain starts at the centre)
+  // Seed of the starting points' stream (default: the run seed). Experiments with paired starts
+  // give every cell of a repeat the same one, so that their chains start from the same points.
+  std::optional<std::uint64_t> seed;
 };
 
 // Warmup and sampling iterations of one chain (a budget planner may give each chain its own).

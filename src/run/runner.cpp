@@ -108,7 +108,8 @@ void run_one_chain(ChainJob& job, const RunConfig& config, const std::vector<std
     if (stop.requested()) {
       r.status = ChainStatus::interrupted;
     } else {
-      r.start = starting_point(config.init, dim, config.seed, job.id, job.index);
+      r.start = starting_point(config.init, dim, config.init.seed.value_or(config.seed), job.id,
+                               job.index);
       kernel.init(r.start);
       started = true;
       Rng rng = make_rng(config.seed, static_cast<std::uint64_t>(job.id));

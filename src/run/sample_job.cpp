@@ -349,7 +349,9 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
                              : "none"},
         {"data_seed", data_seed},
         {"init", spec.init_given ? "user" : "preset rule: centre + N(0, I) * spread"},
-        {"init_spread", json_number(run.init.spread)}}},
+        {"init_spread", json_number(run.init.spread)},
+        // null: the starting points come from the run seed.
+        {"init_seed", run.init.seed ? json(*run.init.seed) : json(nullptr)}}},
       // Non-private baselines release nothing under a privacy guarantee: the report says so
       // rather than leaving the field out.
       {"privacy", out.plan ? owners_privacy_report(*out.plan, per_owner, shards)

@@ -35,17 +35,18 @@ std::string slurp(const std::filesystem::path& p) {
 }
 
 // 2 ε × 2 repeats of dp-penalty plus 2 repeats of a non-private rwmh baseline: 6 cells.
-ExperimentSpec tiny_spec(std::uint64_t seed = 7) {
-  const json d = {{"name", "tiny"},
-                  {"models", {"banana-tempered-2d"}},
-                  {"samplers", {"dp-penalty", "rwmh"}},
-                  {"epsilons", {2, 4}},
-                  {"repeats", 2},
-                  {"chains", 2},
-                  {"n", 2000},
-                  {"iterations", {{"warmup", 40}, {"samples", 40}}},
-                  {"reference_draws", 200},
-                  {"seed", seed}};
+ExperimentSpec tiny_spec(std::uint64_t seed = 7, bool paired_starts = false) {
+  json d = {{"name", "tiny"},
+            {"models", {"banana-tempered-2d"}},
+            {"samplers", {"dp-penalty", "rwmh"}},
+            {"epsilons", {2, 4}},
+            {"repeats", 2},
+            {"chains", 2},
+            {"n", 2000},
+            {"iterations", {{"warmup", 40}, {"samples", 40}}},
+            {"reference_draws", 200},
+            {"seed", seed}};
+  if (paired_starts) d["paired_starts"] = true;
   return parse_experiment_spec(d, "tiny.json", "full");
 }
 
@@ -86,6 +87,43 @@ TEST(ExperimentRunner, SeedsAreDerivedFromSeedAndKey) {
   spec2.samplers[1].overrides["proposal_sd"] = 0.1;
   EXPECT_EQ(cell_hash(spec2, spec2.samplers[0]), cells[0].spec_hash);
   EXPECT_NE(cell_hash(spec2, spec2.samplers[1]), cells[4].spec_hash);
+}
+
+// "paired_starts": every sampler and ε of a repeat starts its chains from the same points (the
+// papers' design), each repeat from its own; without it each cell draws its own. Read back from
+// the cells' reports, so the whole path (spec, cell, job, runner) is covered.
+TEST(ExperimentRunner, PairedStartsShareTheStartingPointsOfARepeat) {
+  auto starts_of = [](const std::filesystem::path& dir, const ExperimentCell& c) {
+    const json r = json::parse(slurp(cell_dir(dir, c) / "report.json"));
+    std::vector<std::vector<double>> starts;
+    for (const auto& ch : r.at("chains")) starts.push_back(ch.at("start"));
+    return starts;
+  };
+  const auto spec = tiny_spec();
+  for (const auto& c : experiment_cells(spec)) EXPECT_FALSE(c.start_seed.has_value());
+  const auto own_dir = fresh_dir("own-starts");
+  run(spec, own_dir, 2);
+
+  const auto paired = tiny_spec(7, true);
+  const auto cells = experiment_cells(paired);
+  ASSERT_EQ(cells.size(), 6u);
+  // Cells 0 and 2 are dp-penalty at ε = 2 and 4 of repeat 1, cell 4 rwmh's repeat 1; 1, 3 and 5
+  // the same of repeat 2. Seeds and hashes: paired starts are a setting, the other seeds stay.
+  EXPECT_NE(cells[0].spec_hash, experiment_cells(spec)[0].spec_hash);
+  EXPECT_EQ(cells[0].seed, experiment_cells(spec)[0].seed);
+  const auto dir = fresh_dir("paired-starts");
+  run(paired, dir, 2);
+  for (std::size_t i : {0u, 1u}) {
+    const auto starts = starts_of(dir, cells[i]);
+    ASSERT_EQ(starts.size(), 2u);
+    EXPECT_NE(starts[0], starts[1]);  // the chains of a cell start apart
+    EXPECT_EQ(starts_of(dir, cells[i + 2]), starts);
+    EXPECT_EQ(starts_of(dir, cells[i + 4]), starts);
+  }
+  EXPECT_NE(starts_of(dir, cells[0]), starts_of(dir, cells[1]));
+  // Without the key the cells of a repeat start apart.
+  EXPECT_NE(starts_of(own_dir, cells[0]), starts_of(own_dir, cells[2]));
+  EXPECT_NE(starts_of(own_dir, cells[0]), starts_of(own_dir, cells[4]));
 }
 
 // A label restricted to some models has no cells on the others; the cells it has keep the keys,

@@ -84,6 +84,13 @@ TEST(ExperimentSpec, NumericDeltaAndDefaults) {
   EXPECT_FALSE(s.n.has_value());
   EXPECT_DOUBLE_EQ(s.warmup_fraction, 0.5);
   EXPECT_EQ(s.metrics.size(), 4u);
+  // Absent, and then not in the resolved spec, so that older specs keep their cell hashes.
+  EXPECT_FALSE(s.paired_starts);
+  EXPECT_FALSE(s.resolved.contains("paired_starts"));
+  d["paired_starts"] = true;
+  const auto paired = parse_experiment_spec(d, "tiny.json", "full");
+  EXPECT_TRUE(paired.paired_starts);
+  EXPECT_EQ(paired.resolved.at("paired_starts"), true);
 }
 
 TEST(ExperimentSpec, AccountKind) {
@@ -129,6 +136,7 @@ TEST(ExperimentSpec, BadKeysAndValuesNameFileAndKey) {
       {"n one", [](json& d) { d["n"] = 1; }, "'n'"},
       {"iterations key", [](json& d) { d["iterations"]["burnin"] = 3; }, "'iterations.burnin'"},
       {"warmup fraction 1", [](json& d) { d["warmup_fraction"] = 1.0; }, "'warmup_fraction'"},
+      {"paired starts not a boolean", [](json& d) { d["paired_starts"] = 1; }, "'paired_starts'"},
       {"unknown metric", [](json& d) { d["metrics"][0] = "ks"; }, "'metrics[0]'"},
       {"unknown accountant", [](json& d) { d["accountants"][0] = "moments"; }, "'accountants[0]'"},
       {"missing seed", [](json& d) { d.erase("seed"); }, "'seed'"},
