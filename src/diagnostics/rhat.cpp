@@ -22,6 +22,13 @@ double rhat_classic(const ChainDraws& x) {
   const Eigen::Index n = x.rows(), m = x.cols();
   // One draw per chain has no within-chain variance; one chain has no between-chain variance.
   if (n < 2 || m < 2 || should_return_nan(x)) return kNaN;
+  // Chains that never moved: W = 0 exactly, so R̂ = ∞. Checked before the variances because
+  // the rounded chain means would leave W ≈ 1e-33 and a meaningless finite R̂ of ~1e15.
+  bool every_chain_constant = true;
+  for (Eigen::Index c = 0; c < m && every_chain_constant; ++c) {
+    every_chain_constant = (x.col(c).array() == x(0, c)).all();
+  }
+  if (every_chain_constant) return std::numeric_limits<double>::infinity();
   const double nd = static_cast<double>(n);
   const Vec chain_mean = x.colwise().mean().transpose();
   double var_within = 0.0;

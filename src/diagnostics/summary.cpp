@@ -91,8 +91,8 @@ std::string count(double v) {
   return fmt::format("{:.0f}", v);
 }
 
-// R̂ near 1 with three decimals (the 1.01 threshold must be readable); absurd values, such as
-// those of chains that are constant within each half, in exponent form.
+// R̂ near 1 with three decimals (the 1.01 threshold must be readable); large values in exponent
+// form; chains constant within each half at different values give "inf".
 std::string ratio(double v) {
   if (std::isnan(v)) return "nan";
   if (std::abs(v) >= 1e3) return fmt::format("{:.3g}", v);

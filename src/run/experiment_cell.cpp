@@ -149,11 +149,16 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
     // The model's parameters only (lp__ and the sampler columns are not targets).
     const std::set<std::string> params(out.run.columns.begin() + out.run.first_param_column,
                                        out.run.columns.end());
+    // NA also when some parameter's R̂ is infinite (chains stuck each at its own point): the
+    // CSV holds finite numbers, and the largest finite R̂ would hide the infinite one.
     double worst = std::nan("");
+    bool infinite = false;
     for (const auto& p : out.summary.parameters) {
-      if (params.count(p.name) && std::isfinite(p.rhat) && !(p.rhat <= worst)) worst = p.rhat;
+      if (!params.count(p.name)) continue;
+      if (std::isinf(p.rhat)) infinite = true;
+      if (std::isfinite(p.rhat) && !(p.rhat <= worst)) worst = p.rhat;
     }
-    row.set("max_rhat", finite(worst));
+    row.set("max_rhat", infinite ? std::nullopt : finite(worst));
   }
   const json& privacy = out.report["privacy"];
   if (privacy.value("private", false)) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "test_chains.hpp"
 
@@ -65,6 +66,24 @@ TEST(Rhat, TrendIsDetectedBySplitting) {
   EXPECT_LT(rhat_basic(x, false), 1.01);
   EXPECT_GT(rhat_basic(x, true), 1.1);
   EXPECT_GT(rhat(x), 1.1);
+}
+
+// Chains that each stay at their own point have no within-chain variance: R̂ = sqrt((B/W + n −
+// 1)/n) = ∞ with B > 0 and W = 0, not a huge finite number from the rounding of the chain
+// means (the committed Fashion-MNIST rows of DP-Fast MH had R̂ ≈ 1.7e15). One constant chain among
+// moving ones leaves R̂ finite.
+TEST(Rhat, ChainsStuckAtDifferentPointsGiveInfinity) {
+  Mat stuck(1255, 3);
+  stuck.col(0).setConstant(0.1);
+  stuck.col(1).setConstant(-0.3);
+  stuck.col(2).setConstant(0.7);
+  EXPECT_EQ(rhat_classic(stuck), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(rhat_basic(stuck, true), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(rhat(stuck), std::numeric_limits<double>::infinity());
+  Rng rng = make_rng(35, 0);
+  Mat one_stuck = testing::ar1_chains(rng, 1000, 4, 0.0);
+  one_stuck.col(2).setConstant(0.5);
+  EXPECT_TRUE(std::isfinite(rhat(one_stuck)));
 }
 
 TEST(Rhat, UndefinedCasesAreNaN) {
