@@ -1,7 +1,9 @@
 // Potential scale reduction R̂ (Vehtari et al. 2021; posterior ≥ 1.5 rhat, rhat_basic).
 // Input: draws × chains of one parameter. NaN when a draw is non-finite or all draws are equal;
-// +∞ when every chain is constant but not all at one value (no within-chain variance: chains
-// that never moved, each from its own start; the formula below with W = 0).
+// rhat_classic and rhat_basic give +∞ when every chain is constant but not all at one value (no
+// within-chain variance: chains that never moved, each from its own start; the formula below
+// with W = 0). rhat() then gives +∞ or NaN: folding about the median can make the chains equal
+// (two chains fold to the same distance, up to rounding), and the tail R̂ is then undefined.
 #pragma once
 
 #include "diagnostics/chains.hpp"

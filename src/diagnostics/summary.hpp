@@ -55,13 +55,15 @@ Summary summarize(std::span<const std::string> names, std::span<const Mat> chain
 // Fixed-width text table: one line per parameter, columns
 //   name Mean MCSE StdDev 5% 50% 95% ESS_bulk ESS_tail R_hat,
 // real values with `sig_figs` significant digits (1…17), ESS rounded to integers, R̂ with three
-// decimals (three significant digits from 1000 up), undefined values as "nan". Ends with a line
+// decimals (three significant digits from 1000 up, "inf" for chains each stuck at its own
+// point), undefined values as "nan". Ends with a line
 // saying which definitions were used.
 std::string format_summary(const Summary& summary, int sig_figs = 3);
 
 // {"chains": M, "draws_per_chain": N, "parameters": [{"name": …, "mean": …, "mcse_mean": …,
 //   "sd": …, "mcse_sd": …, "q5": …, "q50": …, "q95": …, "ess_bulk": …, "ess_tail": …,
-//   "rhat": …, "n_eff": …, "rhat_basic": …}, …]}; undefined values are null.
+//   "rhat": …, "n_eff": …, "rhat_basic": …}, …]}; undefined and infinite values are null (JSON
+//   has no infinity; the text table tells them apart).
 nlohmann::json summary_json(const Summary& summary);
 
 }  // namespace dpmcmc

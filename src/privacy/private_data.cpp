@@ -175,10 +175,11 @@ VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise
 VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double noise_multiplier,
                                           const BatchSpec& batch) {
   static const std::string label = "grad_batch";
+  static const std::string who = "release '" + label + "'";
   require_positive(bound, "the clip bound", label);
   require_positive(noise_multiplier, "the noise multiplier", label);
   const std::size_t n = data_.rows();
-  validate_batch(batch, n, "release '" + label + "'");
+  validate_batch(batch, n, who);
   require_allowance(label);
   if (theta.size() != model_.dim()) {
     throw SoftwareError(fmt::format("release '{}': θ has {} components, the model {}", label,
@@ -190,7 +191,6 @@ VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double
   const int d = model_.dim();
   Vec sum = Vec::Zero(d);
   std::size_t clipped = 0;
-  static const std::string who = "release '" + label + "'";
   for (std::size_t begin = 0; begin < idx.size(); begin += kBlockRows) {
     const std::size_t count = std::min(kBlockRows, idx.size() - begin);
     const auto c = static_cast<Eigen::Index>(count);
@@ -224,7 +224,7 @@ ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& thet
   require_positive(noise_multiplier, "the noise multiplier", label);
   const std::size_t n = data_.rows();
   const BatchSpec spec{BatchSampling::without_replacement, batch};
-  validate_batch(spec, n, "release '" + label + "'");
+  validate_batch(spec, n, who);
   require_allowance(label);
   if (theta.size() != model_.dim() || theta_prime.size() != model_.dim()) {
     throw SoftwareError(fmt::format("release '{}': θ has {} and θ′ {} components, the model {}",

@@ -9,13 +9,10 @@ KeptDraws kept_draws(RunResult& run, std::span<const std::string> chain_labels) 
   std::vector<Mat> chains;
   std::vector<std::size_t> kept_from;
   std::vector<std::string> labels;
-  for (std::size_t c = 0; c < run.chains.size(); ++c) {
-    if (run.chains[c].draws.rows() > 0) {
-      chains.push_back(std::move(run.chains[c].draws));
-      kept_from.push_back(c);
-      if (c < chain_labels.size()) labels.push_back(chain_labels[c]);
-    }
-  }
+  // Reserved first, so that nothing after a move can fail to allocate.
+  chains.reserve(run.chains.size());
+  kept_from.reserve(run.chains.size());
+  labels.reserve(run.chains.size());
   // Whatever happens below, the draws go back to the run.
   struct Restore {
     RunResult& run;
@@ -27,6 +24,13 @@ KeptDraws kept_draws(RunResult& run, std::span<const std::string> chain_labels) 
       }
     }
   } restore{run, chains, kept_from};
+  for (std::size_t c = 0; c < run.chains.size(); ++c) {
+    if (run.chains[c].draws.rows() > 0) {
+      if (c < chain_labels.size()) labels.push_back(chain_labels[c]);
+      kept_from.push_back(c);
+      chains.push_back(std::move(run.chains[c].draws));
+    }
+  }
 
   Eigen::Index shortest = 0;
   if (!chains.empty()) {

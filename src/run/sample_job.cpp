@@ -270,10 +270,10 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
       Rng mmd_rng = make_rng(run.seed, 0, Stream::exact);
       // The unbiased MMD² is quadratic in the number of draws: beyond kMaxMmdDraws the pooled
       // draws are thinned evenly (a long stochastic-gradient run keeps 10⁶ draws).
-      const Eigen::Index kept = pooled.rows();
-      const Eigen::Index stride = (kept + kMaxMmdDraws - 1) / kMaxMmdDraws;
+      const Eigen::Index pooled_rows = pooled.rows();
+      const Eigen::Index stride = (pooled_rows + kMaxMmdDraws - 1) / kMaxMmdDraws;
       const Mat mmd_draws =
-          stride <= 1 ? pooled : Mat(pooled(Eigen::seq(0, kept - 1, stride), Eigen::all));
+          stride <= 1 ? pooled : Mat(pooled(Eigen::seq(0, pooled_rows - 1, stride), Eigen::all));
       out.mmd = mmd(mmd_draws, reference, mmd_rng);
       accuracy["mmd_draws"] = mmd_draws.rows();
       out.mean_error = mean_error(pooled, reference);

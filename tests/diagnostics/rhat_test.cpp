@@ -84,6 +84,13 @@ TEST(Rhat, ChainsStuckAtDifferentPointsGiveInfinity) {
   Mat one_stuck = testing::ar1_chains(rng, 1000, 4, 0.0);
   one_stuck.col(2).setConstant(0.5);
   EXPECT_TRUE(std::isfinite(rhat(one_stuck)));
+  // Two stuck chains fold to the same distance from their midpoint (up to rounding): the tail
+  // R̂ may be undefined, but R̂ is never a finite number.
+  Mat two_stuck(1255, 2);
+  two_stuck.col(0).setConstant(0.1);
+  two_stuck.col(1).setConstant(0.7);
+  EXPECT_EQ(rhat_basic(two_stuck, true), std::numeric_limits<double>::infinity());
+  EXPECT_FALSE(std::isfinite(rhat(two_stuck)));
 }
 
 TEST(Rhat, UndefinedCasesAreNaN) {

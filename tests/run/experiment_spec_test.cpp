@@ -91,6 +91,13 @@ TEST(ExperimentSpec, NumericDeltaAndDefaults) {
   const auto paired = parse_experiment_spec(d, "tiny.json", "full");
   EXPECT_TRUE(paired.paired_starts);
   EXPECT_EQ(paired.resolved.at("paired_starts"), true);
+  // An explicit false is the default: the same resolved spec, so the same cell hashes.
+  d["paired_starts"] = false;
+  EXPECT_EQ(parse_experiment_spec(d, "tiny.json", "full").resolved, s.resolved);
+  // A profile may set it.
+  d["profiles"] = {{"quick", {{"paired_starts", true}}}};
+  EXPECT_TRUE(parse_experiment_spec(d, "tiny.json", "quick").paired_starts);
+  EXPECT_FALSE(parse_experiment_spec(d, "tiny.json", "full").paired_starts);
 }
 
 TEST(ExperimentSpec, AccountKind) {
@@ -100,6 +107,15 @@ TEST(ExperimentSpec, AccountKind) {
   EXPECT_EQ(s.kind, ExperimentKind::account);
   EXPECT_EQ(s.samplers[1].sampler, "dp-hmc");
   EXPECT_EQ(s.name, "acc");  // from the file name
+  // Sampling-only keys are refused, naming the key.
+  json paired = d;
+  paired["paired_starts"] = true;
+  try {
+    parse_experiment_spec(paired, "acc.json", "full");
+    ADD_FAILURE() << "paired_starts accepted in an account spec";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("'paired_starts'"), std::string::npos) << e.what();
+  }
 }
 
 // Each mutation of the good spec must fail with a ConfigError naming the file and `key`.

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
+
 namespace dpmcmc {
 namespace {
 
@@ -52,7 +54,10 @@ TEST(KeptDraws, EqualChainsArePooledInChainOrderAndKeptInTheRun) {
     EXPECT_EQ(kept.summary.parameters[j].sd, direct.parameters[j].sd);
   }
   // The draws were lent, not lost.
-  for (std::size_t c = 0; c < 2; ++c) EXPECT_EQ(run.chains[c].draws, before.chains[c].draws);
+  for (std::size_t c = 0; c < 2; ++c) {
+    ASSERT_EQ(run.chains[c].draws.rows(), before.chains[c].draws.rows());
+    EXPECT_EQ(run.chains[c].draws, before.chains[c].draws);
+  }
 }
 
 TEST(KeptDraws, UnequalChainsAreCutToTheShortestAndEmptyOnesSkipped) {
@@ -68,7 +73,21 @@ TEST(KeptDraws, UnequalChainsAreCutToTheShortestAndEmptyOnesSkipped) {
   EXPECT_EQ(kept.summary.draws_per_chain, 5u);
   EXPECT_EQ(run.chains[0].draws.rows(), 6);  // the run keeps every draw
   EXPECT_EQ(run.chains[1].draws.rows(), 0);
+  ASSERT_EQ(run.chains[2].draws.rows(), 5);
   EXPECT_EQ(run.chains[2].draws, before.chains[2].draws);
+}
+
+// A summary that throws (draws with more columns than names) leaves the run's draws in place.
+TEST(KeptDraws, DrawsComeBackWhenTheSummaryThrows) {
+  RunResult run = hand_built_run({5, 6});
+  const RunResult before = run;
+  run.columns.pop_back();
+  run.first_param_column = 1;
+  EXPECT_THROW(kept_draws(run, {}), DataError);
+  for (std::size_t c = 0; c < 2; ++c) {
+    ASSERT_EQ(run.chains[c].draws.rows(), before.chains[c].draws.rows());
+    EXPECT_EQ(run.chains[c].draws, before.chains[c].draws);
+  }
 }
 
 TEST(KeptDraws, TooFewDrawsGiveNoSummaryButStillPool) {
