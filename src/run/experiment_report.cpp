@@ -38,21 +38,33 @@ std::string spread_cell(const Spread& s) {
   return fmt::format("{} [{}, {}]", show(s.median), show(s.q25), show(s.q75));
 }
 
+// Completed runs whose max_rhat is NA: chains that never moved (an infinite R̂) or a single
+// chain. The R̂ spread covers only the other runs, so the count is shown beside it.
+std::size_t rhat_na_runs(const SampleGroup& g) {
+  return g.completed > g.rhat.count ? g.completed - g.rhat.count : 0;
+}
+
+std::string rhat_cell(const SampleGroup& g) {
+  const std::size_t na = rhat_na_runs(g);
+  if (na == 0 || g.rhat.count == 0) return spread_cell(g.rhat);
+  return fmt::format("{} ({} of {} runs NA)", spread_cell(g.rhat), na, g.completed);
+}
+
 // The aggregated table as CSV (one row per sampling group; medians and quartiles).
 std::string summary_csv(const ResultsSummary& s) {
   std::string out =
       "model,sampler,sweep_param,sweep_value,epsilon,metric,completed,errors,metric_median,"
       "metric_q25,metric_q75,acceptance_median,llr_clip_median,grad_clip_median,iterations_median,"
-      "max_rhat_median,sym_kl_median\n";
+      "max_rhat_median,sym_kl_median,max_rhat_na_runs\n";
   auto n = [](double x) { return format_number(x); };
   for (const auto& g : s.sample) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", g.model, g.sampler,
-                       g.sweep_value ? g.sweep_param : "NA",
-                       g.sweep_value ? format_number(*g.sweep_value) : "NA",
-                       g.epsilon ? format_number(*g.epsilon) : "NA", g.metric, g.completed,
-                       g.errors, n(g.accuracy.median), n(g.accuracy.q25), n(g.accuracy.q75),
-                       n(g.acceptance.median), n(g.llr_clip.median), n(g.grad_clip.median),
-                       n(g.iterations.median), n(g.rhat.median), n(g.sym_kl.median));
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", g.model, g.sampler,
+        g.sweep_value ? g.sweep_param : "NA", g.sweep_value ? format_number(*g.sweep_value) : "NA",
+        g.epsilon ? format_number(*g.epsilon) : "NA", g.metric, g.completed, g.errors,
+        n(g.accuracy.median), n(g.accuracy.q25), n(g.accuracy.q75), n(g.acceptance.median),
+        n(g.llr_clip.median), n(g.grad_clip.median), n(g.iterations.median), n(g.rhat.median),
+        n(g.sym_kl.median), rhat_na_runs(g));
   }
   return out;
 }
@@ -75,7 +87,7 @@ std::string sample_table(const ResultsSummary& s) {
                       : std::string("–"),
         eps_cell(g.epsilon), g.completed, g.errors, g.metric, spread_cell(g.accuracy),
         spread_cell(g.acceptance), spread_cell(g.llr_clip), spread_cell(g.grad_clip),
-        spread_cell(g.iterations), spread_cell(g.rhat), spread_cell(g.certified_epsilon),
+        spread_cell(g.iterations), rhat_cell(g), spread_cell(g.certified_epsilon),
         spread_cell(g.sym_kl));
   }
   return h + "</tbody></table>\n";

@@ -315,8 +315,33 @@ TEST(ExperimentReport, SymKlSummaryReadingAndFigure) {
   EXPECT_EQ(names, (std::vector<std::string>{"accuracy", "sym-kl"}));
   EXPECT_EQ(slurp(r.out_dir / "plots" / "sym-kl-mixture-fastmh-2d-b.dat"),
             "# epsilon median q25 q75\n1 0.5 0.375 0.625\n");
-  EXPECT_NE(slurp(r.summary_csv).find("max_rhat_median,sym_kl_median\n"), std::string::npos);
-  EXPECT_NE(slurp(r.summary_csv).find(",NA,1\n"), std::string::npos);  // a: R̂ NA, sym_kl 1
+  EXPECT_NE(slurp(r.summary_csv).find("max_rhat_median,sym_kl_median,max_rhat_na_runs\n"),
+            std::string::npos);
+  // a: R̂ NA in both runs, sym_kl 1.
+  EXPECT_NE(slurp(r.summary_csv).find(",NA,1,2\n"), std::string::npos);
+}
+
+// R̂ 1.01, 1.03 and NA (chains that never moved) in one group: the median 1.02 covers two runs,
+// and the summary and page both say that one of the three was left out.
+TEST(ExperimentReport, CountsRunsWithoutRhat) {
+  const auto dir = fresh_dir("rhatna");
+  std::string text = results_header();
+  const std::vector<std::string> rhats = {"1.01", "1.03", "NA"};
+  for (int i = 0; i < 3; ++i) {
+    ResultRow r = sample_row("banana-flat-2d", "s1", "1", i + 1, "0.1", "1", "0.5", "NA");
+    r.cells["max_rhat"] = rhats[static_cast<std::size_t>(i)];
+    text += format_row(r);
+  }
+  const auto file = dir / "results.csv";
+  std::ofstream(file) << text;
+  ReportOptions o;
+  o.results = file;
+  o.plots = false;
+  const auto r = write_experiment_report(o);
+  const std::string csv = slurp(r.summary_csv);
+  EXPECT_NE(csv.find("max_rhat_median,sym_kl_median,max_rhat_na_runs\n"), std::string::npos);
+  EXPECT_NE(csv.find(",1.02,NA,1\n"), std::string::npos) << csv;
+  EXPECT_NE(slurp(r.html).find("1.02 [1.015, 1.025] (1 of 3 runs NA)"), std::string::npos);
 }
 
 TEST(ExperimentReport, MissingGnuplotIsAClearError) {
