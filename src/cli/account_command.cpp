@@ -93,8 +93,8 @@ void run_mechanism(const AccountArgs& a) {
                  r.message);
       continue;
     }
-    fmt::print("{:<22} {:<12} {:>16} {:>10.4f}\n", r.accountant, to_string(r.bound),
-               number(a.delta ? r.epsilon : r.delta), r.seconds);
+    fmt::print("{:<22} {:<12} {:>16} {:>10.4f}  {}\n", r.accountant, to_string(r.bound),
+               number(a.delta ? r.epsilon : r.delta), r.seconds, r.message);
   }
 }
 

@@ -83,12 +83,13 @@ std::vector<AccountRow> account_rows(std::span<const PrivacyEvent> events,
       if (query.delta) {
         row.delta = *query.delta;
         row.epsilon = profile->epsilon(*query.delta);
+        row.message = profile->caveat(*query.delta);
       } else {
         row.epsilon = *query.epsilon;
         row.delta = profile->delta(*query.epsilon);
       }
       row.ok = true;
-      if (std::isinf(row.epsilon)) row.message = "no finite ε at this δ";
+      if (std::isinf(row.epsilon) && row.message.empty()) row.message = "no finite ε at this δ";
     } catch (const ConfigError& e) {
       row.message = e.what();
     }

@@ -34,6 +34,9 @@ class PrivacyProfile {
   virtual double epsilon(double delta) const = 0;
   // The smallest δ such that the composition is (ε, δ)-DP by this accountant, ε ≥ 0.
   virtual double delta(double epsilon) const = 0;
+  // Why ε(δ) is degenerate or loose because of the accountant's own error allowance (e.g. an
+  // upper bound of +∞ although the true ε is finite), with what to change; empty otherwise.
+  virtual std::string caveat(double /*delta*/) const { return {}; }
 };
 
 class Accountant {

@@ -84,6 +84,38 @@ double NumericalPldProfile::delta(double epsilon) const {
   return v;
 }
 
+std::string NumericalPldProfile::caveat(double delta) const {
+  check_delta(delta);
+  double roundoff = 0.0, infinite = 0.0;
+  for (const auto& d : directions_) {
+    roundoff = std::max(roundoff, d.roundoff_mass);
+    infinite = std::max(infinite, d.infinity_mass);
+  }
+  constexpr const char* remedy =
+      "a coarser --pld-interval (fewer bins, less round-off), a larger δ or the rdp accountant";
+  if (rounding_ == PldRounding::pessimistic) {
+    if (roundoff + infinite < delta) return {};
+    return fmt::format(
+        "no finite ε certified at δ = {:g}: the error allowance of the numerical PLD ({:.3g} FFT "
+        "round-off bound + {:.3g} loss mass beyond the grid) is at least δ; the true ε may be "
+        "finite; use {}",
+        delta, roundoff, infinite, remedy);
+  }
+  if (roundoff >= delta) {
+    return fmt::format(
+        "loose lower bound: the FFT round-off bound {:.3g} is at least δ = {:g}, so ε is computed "
+        "at δ + {:.3g}; use {}",
+        roundoff, delta, roundoff, remedy);
+  }
+  // Optimistic rounding moves every loss down to a grid point: releases whose losses are mostly
+  // below one interval h collapse to loss 0, and the composition with them.
+  if (epsilon(delta) == 0.0) {
+    return "trivial lower bound ε = 0: the losses of single releases may be below the grid "
+           "interval; a finer --pld-interval gives an informative lower bound";
+  }
+  return {};
+}
+
 NumericalPldAccountant::NumericalPldAccountant(PldRounding rounding, NumericalPldOptions options)
     : rounding_(rounding), options_(options) {
   validate(options_);

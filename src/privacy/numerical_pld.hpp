@@ -139,6 +139,10 @@ class NumericalPldProfile : public PrivacyProfile {
   NumericalPldProfile(std::vector<DiscretePld> directions, PldRounding rounding);
   double epsilon(double delta) const override;  // max over directions
   double delta(double epsilon) const override;  // max over directions
+  // Non-empty when the error allowance reaches δ: round-off plus the +∞ atom for the upper bound
+  // (ε(δ) = +∞ however small the true ε), round-off for the lower bound (computed at δ + it),
+  // and a lower bound of exactly 0 (a grid too coarse for the releases' losses).
+  std::string caveat(double delta) const override;
   PldRounding rounding() const { return rounding_; }
   const std::vector<DiscretePld>& directions() const { return directions_; }
 

@@ -55,6 +55,19 @@ TEST(CliAccount, AlgorithmIterations) {
   EXPECT_GT(row_value(rows, "pld-gaussian", "iterations"), row_value(rows, "zcdp", "iterations"));
 }
 
+// The table explains an infinite upper bound caused by the numerical PLD's own error allowance
+// (NumericalPld.CaveatWhenTheErrorAllowanceReachesDelta) instead of printing a bare "inf".
+TEST(CliAccount, TableExplainsAnInfiniteNumericalBound) {
+  const auto dir = scratch_dir("account-caveat");
+  const auto r = run_cli(
+      "account --mechanism subsampled-gaussian --sigma 1 --sampling without-replacement --q 0.01 "
+      "--compositions 10000 --delta 1e-9 --accountants pld-numerical-upper",
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("inf"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no finite ε certified at δ = 1e-09"), std::string::npos) << r.out;
+}
+
 TEST(CliAccount, InvalidInputIsRefused) {
   const auto dir = scratch_dir("account-bad");
   const std::vector<std::pair<std::string, std::string>> cases = {

@@ -125,6 +125,42 @@ TEST(NumericalPld, BoundsConvergeAsTheIntervalShrinks) {
   EXPECT_LT(gap_at(1e-4), 2e-4);
 }
 
+// 10⁴ releases of the WOR-subsampled Gaussian (q = 0.01, σ = 1, h = 1e-4) carry an FFT round-off
+// allowance of ~1e-8 (numerical_pld.hpp). At δ = 1e-9 the upper bound is then +∞ while RDP, an
+// independent upper bound, certifies a finite ε: the caveat must say so and name the remedies;
+// at δ = 1e-5 the allowance is negligible and there is no caveat.
+TEST(NumericalPld, CaveatWhenTheErrorAllowanceReachesDelta) {
+  const std::vector<PrivacyEvent> ev{
+      subsampled_event(Sampling::without_replacement, 0.01, 1.0, 10000)};
+  const auto up = kUpper.compose(ev);
+  const auto lo = kLower.compose(ev);
+  const double rdp = RdpAccountant().compose(ev)->epsilon(1e-9);
+  ASSERT_TRUE(std::isfinite(rdp));
+  EXPECT_TRUE(std::isinf(up->epsilon(1e-9)));
+  const std::string up_note = up->caveat(1e-9);
+  EXPECT_NE(up_note.find("no finite ε certified at δ = 1e-09"), std::string::npos) << up_note;
+  EXPECT_NE(up_note.find("round-off"), std::string::npos) << up_note;
+  EXPECT_NE(up_note.find("--pld-interval"), std::string::npos) << up_note;
+  EXPECT_NE(lo->caveat(1e-9).find("loose lower bound"), std::string::npos) << lo->caveat(1e-9);
+  EXPECT_TRUE(std::isfinite(up->epsilon(1e-5)));
+  EXPECT_EQ(up->caveat(1e-5), "");
+  EXPECT_EQ(lo->caveat(1e-5), "");
+  // A grid of h = 1e-2 against single-release losses of ~1e-3 (q = 0.01, σ = 7.9): optimistic
+  // rounding collapses them to 0, a trivial lower bound that must be flagged, while the upper
+  // bound stays finite (0.40 against RDP's 0.17, `dpmcmc account … --pld-interval 1e-2`).
+  NumericalPldOptions coarse;
+  coarse.interval = 1e-2;
+  const std::vector<PrivacyEvent> small{
+      subsampled_event(Sampling::without_replacement, 0.01, 7.9057, 1000)};
+  const auto lo_coarse = NumericalPldAccountant(PldRounding::optimistic, coarse).compose(small);
+  EXPECT_EQ(lo_coarse->epsilon(1e-6), 0.0);
+  EXPECT_NE(lo_coarse->caveat(1e-6).find("trivial lower bound"), std::string::npos);
+  EXPECT_EQ(NumericalPldAccountant(PldRounding::pessimistic, coarse).compose(small)->caveat(1e-6),
+            "");
+  // The closed-form accountants have no allowance and no caveat.
+  EXPECT_EQ(RdpAccountant().compose(ev)->caveat(1e-9), "");
+}
+
 TEST(NumericalPld, TighterThanRdpForSubsampledGaussians) {
   const RdpAccountant rdp;
   for (Sampling s : {Sampling::poisson, Sampling::without_replacement}) {
