@@ -21,6 +21,7 @@ struct ExperimentArgs {
   std::string spec, out, profile = "full";
   int threads = 0;
   std::vector<std::string> cells;  // key patterns; empty: every cell
+  bool no_draw_files = false;
 };
 
 // Keys that are lists even when the TOML array has one element (CLI11 flattens arrays into
@@ -136,9 +137,13 @@ void add_experiment_command(CLI::App& app) {
       ->type_name("PATTERN")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_flag("--no-draw-files", a->no_draw_files,
+                "Write no chain CSVs into OUT/cells (each cell keeps its report.json); the "
+                "results are the same, computed from the draws in memory. A long "
+                "stochastic-gradient cell otherwise writes gigabytes of draws");
   cmd->footer(
       "Output: OUT/results.csv (one row per cell), OUT/spec.json, OUT/cells/... (each job's draws "
-      "and report). Then: dpmcmc report OUT/results.csv");
+      "unless --no-draw-files, and its report). Then: dpmcmc report OUT/results.csv");
   cmd->callback([a] {
     if (a->threads < 0)
       throw UsageError(fmt::format("--threads: expected ≥ 0, got {}", a->threads));
@@ -151,6 +156,7 @@ void add_experiment_command(CLI::App& app) {
                                      : std::filesystem::path(a->out);
     options.threads = a->threads;
     options.cell_patterns = a->cells;
+    options.draw_files = !a->no_draw_files;
     options.on_cell = [](const ExperimentCell& cell, const std::vector<ResultRow>& rows,
                          std::size_t done, std::size_t todo) {
       std::string note = rows.empty() ? std::string("no rows") : row_note(rows.front());

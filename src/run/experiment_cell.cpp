@@ -65,7 +65,7 @@ std::optional<double> finite(double x) {
 std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
                                                   const ExperimentCell& c,
                                                   const std::filesystem::path& out_dir,
-                                                  const std::atomic<bool>* stop) {
+                                                  const std::atomic<bool>* stop, bool draw_files) {
   const Preset& preset = find_preset(c.model);
   const std::size_t n = spec.n.value_or(preset.n);
   ResultRow row = base_row(spec, c, n);
@@ -97,6 +97,7 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   }
   s.run.init.seed = c.start_seed;
   s.out_dir = cell_dir(out_dir, c);
+  s.write_draws = draw_files;
   s.reference_draws = spec.reference_draws;
   if (c.epsilon) {
     s.epsilon = *c.epsilon;
@@ -213,8 +214,10 @@ std::filesystem::path cell_dir(const std::filesystem::path& out_dir, const Exper
 std::optional<std::vector<ResultRow>> run_experiment_cell(const ExperimentSpec& spec,
                                                           const ExperimentCell& cell,
                                                           const std::filesystem::path& out_dir,
-                                                          const std::atomic<bool>* stop) {
-  if (spec.kind == ExperimentKind::sample) return sample_cell(spec, cell, out_dir, stop);
+                                                          const std::atomic<bool>* stop,
+                                                          bool draw_files) {
+  if (spec.kind == ExperimentKind::sample)
+    return sample_cell(spec, cell, out_dir, stop, draw_files);
   try {
     return account_cell(spec, cell);
   } catch (const Error& e) {

@@ -267,7 +267,8 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
       if (i >= todo.size()) break;
       const ExperimentCell& cell = *todo[i];
       try {
-        const auto rows = run_experiment_cell(spec, cell, options.out_dir, &halt);
+        const auto rows =
+            run_experiment_cell(spec, cell, options.out_dir, &halt, options.draw_files);
         std::lock_guard lock(mutex);
         if (!rows) {
           interrupted = true;

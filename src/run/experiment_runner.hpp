@@ -91,6 +91,9 @@ struct ExperimentOptions {
   // cell. The other cells keep their rows, and a later run without patterns adds them. A pattern
   // that matches no cell of the grid is a UsageError, raised before anything runs.
   std::vector<std::string> cell_patterns;
+  // false: the cells keep report.json but write no chain CSVs (SampleSpec::write_draws); the
+  // results are the same. Not part of the cell hash: it changes no number.
+  bool draw_files = true;
 };
 
 struct ExperimentOutcome {
@@ -123,9 +126,11 @@ std::filesystem::path cell_dir(const std::filesystem::path& out_dir, const Exper
 
 // One cell on its own (the runner's unit of work): the rows to write, or nullopt when the job
 // was interrupted. A failing job gives one row with status "error" and the message.
+// `draw_files` as ExperimentOptions::draw_files.
 std::optional<std::vector<ResultRow>> run_experiment_cell(const ExperimentSpec& spec,
                                                           const ExperimentCell& cell,
                                                           const std::filesystem::path& out_dir,
-                                                          const std::atomic<bool>* stop);
+                                                          const std::atomic<bool>* stop,
+                                                          bool draw_files = true);
 
 }  // namespace dpmcmc

@@ -230,12 +230,14 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     files.push_back(spec.out_dir / fmt::format("chain-{}.csv", run.first_chain + c + 1));
   }
   RunCallbacks callbacks;
-  callbacks.make_sink = [&](int chain_id) -> std::unique_ptr<DrawSink> {
-    auto l = layout;
-    l.config.emplace_back("chain_id", std::to_string(chain_id + 1));
-    return std::make_unique<CsvDrawSink>(
-        files[static_cast<std::size_t>(chain_id - run.first_chain)], l);
-  };
+  if (spec.write_draws) {
+    callbacks.make_sink = [&](int chain_id) -> std::unique_ptr<DrawSink> {
+      auto l = layout;
+      l.config.emplace_back("chain_id", std::to_string(chain_id + 1));
+      return std::make_unique<CsvDrawSink>(
+          files[static_cast<std::size_t>(chain_id - run.first_chain)], l);
+    };
+  }
 
   Stopwatch clock;
   out.run = run_chains(factory, model->param_names(), run, callbacks);
@@ -246,14 +248,19 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     for (std::size_t i = 0; i < chain_logs.size(); ++i) per_owner[i].merge(chain_logs[i]);
   }
   if (!per_owner.empty()) out.recorded = per_owner.front();
-  out.draw_files = files;
+  if (spec.write_draws) out.draw_files = files;
   Timings timings;
   timings.add("sampling", clock.seconds());
 
   // Diagnostics over the kept draws of every chain that kept any.
   clock.restart();
   std::vector<std::string> labels;
-  for (const auto& f : files) labels.push_back(f.string());
+  for (std::size_t c = 0; c < files.size(); ++c) {
+    labels.push_back(
+        spec.write_draws
+            ? files[c].string()
+            : fmt::format("chain {}", static_cast<std::size_t>(run.first_chain) + c + 1));
+  }
   KeptDraws kept = kept_draws(out.run, labels);
   out.summary = std::move(kept.summary);
   const Mat& pooled = kept.pooled;
@@ -319,7 +326,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   for (std::size_t c = 0; c < out.run.chains.size(); ++c) {
     const auto& ch = out.run.chains[c];
     chains_json.push_back({{"chain", ch.chain + 1},
-                           {"file", files[c].string()},
+                           {"file", spec.write_draws ? json(files[c].string()) : json(nullptr)},
                            {"status", to_string(ch.status)},
                            {"warmup_done", ch.warmup_done},
                            {"samples_done", ch.samples_done},

@@ -33,6 +33,10 @@ struct SampleSpec {
   bool seed_given = false;  // false: run.seed came from OS entropy (reported)
   bool init_given = false;  // run.init set by the user; else the preset's Section 5.2 rule
   std::filesystem::path out_dir = "out";
+  // false: no chain CSVs, only report.json (the diagnostics and metrics use the draws in memory,
+  // so they are the same either way). An experiment's long stochastic-gradient cells would
+  // otherwise write gigabytes per cell (docs/experiments.md).
+  bool write_draws = true;
   std::size_t reference_draws = 1000;  // exact draws for the MMD (thesis Section 5.2: 1000)
   // Private samplers only: the budget shared by all chains (δ default: the preset's on its own
   // data, else 0.1/n, the papers' rule), the accountants to plan with (empty: every certified one;
@@ -54,8 +58,8 @@ struct SampleOutcome {
   // box covering both (diagnostics/histogram_kl.hpp; 003_d4664856a36907c9.txt Section 6.1):
   // two-parameter models with exact posterior draws only.
   std::optional<double> sym_kl;
-  std::optional<double> test_accuracy;  // posterior predictive on public held-out rows
-  std::vector<std::filesystem::path> draw_files;
+  std::optional<double> test_accuracy;            // posterior predictive on public held-out rows
+  std::vector<std::filesystem::path> draw_files;  // empty unless SampleSpec::write_draws
   std::filesystem::path report_file;
   nlohmann::json report;
   std::optional<PrivateRunPlan> plan;  // private samplers: the plan the run followed

@@ -107,6 +107,33 @@ TEST(CliExperiment, StagedCellsResumeToTheSameFile) {
             without_wall_seconds(slurp(dir / "whole/results.csv")));
 }
 
+// --no-draw-files: the cells keep report.json but write no chain CSVs, and the results are the
+// ones of a run that writes them (the metrics come from the draws in memory either way).
+TEST(CliExperiment, NoDrawFilesKeepsTheResults) {
+  const auto dir = scratch_dir("experiment-no-draws");
+  std::ofstream(dir / "smoke.json") << kTinySpec;
+  const std::string spec = (dir / "smoke.json").string();
+  auto r =
+      run_cli("experiment " + spec + " --profile quick --out " + (dir / "files").string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  r = run_cli(
+      "experiment " + spec + " --profile quick --no-draw-files --out " + (dir / "bare").string(),
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(without_wall_seconds(slurp(dir / "bare/results.csv")),
+            without_wall_seconds(slurp(dir / "files/results.csv")));
+  for (const char* cell : {"cells/banana-tempered-2d/dp-penalty/eps-2/rep-1",
+                           "cells/banana-tempered-2d/rwmh/non-private/rep-2"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir / "files" / cell / "chain-1.csv")) << cell;
+    EXPECT_TRUE(std::filesystem::exists(dir / "bare" / cell / "report.json")) << cell;
+    EXPECT_FALSE(std::filesystem::exists(dir / "bare" / cell / "chain-1.csv")) << cell;
+    EXPECT_FALSE(std::filesystem::exists(dir / "bare" / cell / "chain-2.csv")) << cell;
+  }
+  const std::string report =
+      slurp(dir / "bare/cells/banana-tempered-2d/dp-penalty/eps-2/rep-1/report.json");
+  EXPECT_NE(report.find("\"file\": null"), std::string::npos) << report;
+}
+
 TEST(CliExperiment, TomlSpecAndAccountKind) {
   const auto dir = scratch_dir("experiment-toml");
   std::ofstream(dir / "acc.toml") << "name = \"acc\"\nkind = \"account\"\n"
