@@ -91,21 +91,20 @@ std::string NumericalPldProfile::caveat(double delta) const {
     roundoff = std::max(roundoff, d.roundoff_mass);
     infinite = std::max(infinite, d.infinity_mass);
   }
-  constexpr const char* remedy =
-      "a coarser --pld-interval (fewer bins, less round-off), a larger δ or the rdp accountant";
+  constexpr const char* coarser = "a coarser --pld-interval (fewer bins, less round-off)";
   if (rounding_ == PldRounding::pessimistic) {
     if (roundoff + infinite < delta) return {};
     return fmt::format(
         "no finite ε certified at δ = {:g}: the error allowance of the numerical PLD ({:.3g} FFT "
         "round-off bound + {:.3g} loss mass beyond the grid) is at least δ; the true ε may be "
-        "finite; use {}",
-        delta, roundoff, infinite, remedy);
+        "finite; use {}, a larger δ or the rdp accountant",
+        delta, roundoff, infinite, coarser);
   }
   if (roundoff >= delta) {
     return fmt::format(
         "loose lower bound: the FFT round-off bound {:.3g} is at least δ = {:g}, so ε is computed "
-        "at δ + {:.3g}; use {}",
-        roundoff, delta, roundoff, remedy);
+        "at δ + {:.3g}; use {} or a larger δ (the rdp accountant gives upper bounds only)",
+        roundoff, delta, roundoff, coarser);
   }
   // Optimistic rounding moves every loss down to a grid point: releases whose losses are mostly
   // below one interval h collapse to loss 0, and the composition with them.
