@@ -1,9 +1,9 @@
 // Per-iteration cost of DP-SGLD (issue 5): one transition on the gauss-10d preset (n = 10⁵,
-// d = 10) at the DP HMC paper's batch size b = 1000 (clip 15, η₀ = 0.008 per row;
-// run/sgld_setup.hpp) — the batch drawn inside PrivateData from the ChaCha20 noise stream (Poisson:
-// geometric skips; without replacement: Floyd + sort), the rows gathered, per-row gradients clipped
-// and summed, Gaussian noise added, the event appended — and the Langevin update. items = expected
-// rows touched per transition (b).
+// d = 10; and the 2-d banana below) at the DP HMC paper's batch size b = 1000 (clip 15, η₀ = 0.008
+// per row; run/sgld_setup.hpp) — the batch drawn inside PrivateData from the ChaCha20 noise stream
+// (Poisson: geometric skips; without replacement: Floyd + sort), the rows gathered, per-row
+// gradients clipped and summed, Gaussian noise added, the event appended — and the Langevin update.
+// items = expected rows touched per transition (b).
 #include <benchmark/benchmark.h>
 
 #include <limits>
@@ -24,19 +24,25 @@ struct Problem {
   Dataset data;
 };
 
+Problem make_problem(const char* preset) {
+  Problem q;
+  q.preset = &find_preset(preset);
+  q.model = q.preset->make_model();
+  q.data = simulate_preset(*q.preset, *q.model, 1);
+  return q;
+}
+
 const Problem& gauss10d() {
-  static const Problem p = [] {
-    Problem q;
-    q.preset = &find_preset("gauss-10d");
-    q.model = q.preset->make_model();
-    q.data = simulate_preset(*q.preset, *q.model, 1);
-    return q;
-  }();
+  static const Problem p = make_problem("gauss-10d");
   return p;
 }
 
-void run(benchmark::State& state, const char* sampling) {
-  const Problem& p = gauss10d();
+const Problem& banana() {
+  static const Problem p = make_problem("banana-dphmc-2d");
+  return p;
+}
+
+void run(benchmark::State& state, const char* sampling, const Problem& p = gauss10d()) {
   nlohmann::json overrides = {{"batch_size", 1000}, {"batch_sampling", sampling}};
   const nlohmann::json params = sampler_params(*p.preset, "dp-sgld", overrides);
   const PrivateSamplerSetup setup = setup_dp_sgld("dp-sgld", params, *p.model, p.data.rows());
@@ -67,6 +73,14 @@ void BM_DpSgldStepGauss10dWor(benchmark::State& state) {
   run(state, "without_replacement");
 }
 BENCHMARK(BM_DpSgldStepGauss10dWor)->Unit(benchmark::kMicrosecond);
+
+// The DP HMC paper's banana (n = 10⁵, d = 2, b = 1000 without replacement, clip 0.2): the cell
+// that dominates the paper experiment's run time (docs/experiments.md), where the per-row
+// gradient is cheap and drawing the batch is a large share of a step.
+void BM_DpSgldStepBananaWor(benchmark::State& state) {
+  run(state, "without_replacement", banana());
+}
+BENCHMARK(BM_DpSgldStepBananaWor)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace dpmcmc

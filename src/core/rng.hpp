@@ -94,15 +94,16 @@ class Random {
 
   double normal(double mean, double sd) { return mean + sd * normal(); }
 
-  // Uniform integer in {0, …, n−1} without modulo bias (rejection of the incomplete top range).
+  // Uniform integer in {0, …, n−1} without modulo bias (rejection of the incomplete top range
+  // [limit, 2⁶⁴), limit = M − M mod n with M = 2⁶⁴ − 1). limit > M − n, so a draw x ≤ M − n is
+  // accepted without computing limit: one division instead of two in all but a fraction n/2⁶⁴
+  // of the draws, and the same values (Floyd's batch draws call this b times per release).
   std::uint64_t index(std::uint64_t n) {
-    const std::uint64_t limit =
-        std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % n;
-    std::uint64_t x;
-    do {
-      x = engine_();
-    } while (x >= limit);
-    return x % n;
+    constexpr std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+    for (;;) {
+      const std::uint64_t x = engine_();
+      if (x <= max - n || x < max - max % n) return x % n;
+    }
   }
 
   double exponential() { return -std::log(uniform_pos()); }

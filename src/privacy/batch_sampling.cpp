@@ -46,15 +46,26 @@ bool BatchDrawer::insert(std::size_t value) {
 
 std::span<const std::size_t> BatchDrawer::without_replacement(std::size_t n, std::size_t b,
                                                               NoiseRng& rng) {
+  // The bitmap's scan costs n/64 word reads against the sort's ~b·log₂ b comparisons: at
+  // n ≤ 512·b the scan is at most 8b words, below the sort's cost for any b ≥ 2^8 and cheap
+  // beside the b random draws for smaller b.
+  indices_.clear();
+  if (n / 512 <= b) {
+    floyd_bitmap(n, b, rng);
+  } else {
+    floyd_hashed(n, b, rng);
+  }
+  return indices_;
+}
+
+// Floyd: for j = n−b, …, n−1 draw t uniform in {0, …, j}; take t unless already taken, in which
+// case take j (never taken before). By induction every b-subset has probability 1/C(n, b).
+void BatchDrawer::floyd_hashed(std::size_t n, std::size_t b, NoiseRng& rng) {
   // Table of at least 2b slots (load ≤ ½): expected O(1) probes per membership test.
   const std::size_t slots = std::bit_ceil(std::max<std::size_t>(2 * b, 16));
   if (table_.size() < slots) table_.resize(slots);
   mask_ = slots - 1;
   std::fill(table_.begin(), table_.begin() + static_cast<std::ptrdiff_t>(slots), 0);
-  indices_.clear();
-  // Floyd: for j = n−b, …, n−1 draw t uniform in {0, …, j}; take t unless already taken, in
-  // which case take j (never taken before). By induction every b-subset has probability
-  // 1/C(n, b).
   for (std::size_t j = n - b; j < n; ++j) {
     const auto t = static_cast<std::size_t>(rng.index(static_cast<std::uint64_t>(j) + 1));
     if (insert(t)) {
@@ -65,7 +76,28 @@ std::span<const std::size_t> BatchDrawer::without_replacement(std::size_t n, std
     }
   }
   std::sort(indices_.begin(), indices_.end());
-  return indices_;
+}
+
+void BatchDrawer::floyd_bitmap(std::size_t n, std::size_t b, NoiseRng& rng) {
+  const std::size_t words = (n + 63) / 64;
+  if (bits_.size() < words) bits_.resize(words, 0);
+  const auto mark = [this](std::size_t i) {
+    std::uint64_t& w = bits_[i / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
+    const bool taken = (w & bit) != 0;
+    w |= bit;
+    return !taken;
+  };
+  for (std::size_t j = n - b; j < n; ++j) {
+    const auto t = static_cast<std::size_t>(rng.index(static_cast<std::uint64_t>(j) + 1));
+    if (!mark(t)) mark(j);
+  }
+  for (std::size_t k = 0; k < words; ++k) {
+    for (std::uint64_t w = bits_[k]; w != 0; w &= w - 1) {
+      indices_.push_back(k * 64 + static_cast<std::size_t>(std::countr_zero(w)));
+    }
+    bits_[k] = 0;
+  }
 }
 
 std::span<const std::size_t> BatchDrawer::poisson(std::size_t n, double q, NoiseRng& rng) {

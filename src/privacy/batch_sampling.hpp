@@ -6,9 +6,14 @@
 //
 // Two schemes, each paired with the neighbouring relation its accountants assume:
 //   without_replacement  exactly b distinct rows, uniformly among the C(n, b) subsets;
-//                        substitute neighbours, q = b/n. Robert Floyd's algorithm: b draws,
-//                        O(b) expected with a small open-addressing set, then the indices are
-//                        sorted (O(b log b)) so that the gather reads the data in order.
+//                        substitute neighbours, q = b/n. Robert Floyd's algorithm: b draws and
+//                        a membership test each, returned in increasing order so that the gather
+//                        reads the data in order. The set is a bitmap of n bits when n ≤ 512·b
+//                        (then one scan of n/64 words yields the indices sorted, O(b + n/64)),
+//                        else a small open-addressing table followed by a sort (O(b log b)).
+//                        Both give the same indices for the same draws. On the 2-d banana
+//                        (n = 10⁵, b = 1000) the sort had been 41% of a DP-SGLD step
+//                        (docs/benchmarks.md).
 //   poisson              each row independently with probability q = size/n; add/remove
 //                        neighbours. Geometric skips: the gap to the next included row is
 //                        Geometric(q) (failures before a success), drawn by inversion
@@ -54,12 +59,16 @@ class BatchDrawer {
   std::span<const std::size_t> poisson(std::size_t n, double q, NoiseRng& rng);
 
  private:
-  // Open-addressing set of the indices chosen so far (Floyd's membership test).
+  // Floyd's membership test with the chosen indices in an open-addressing table, then sorted.
+  void floyd_hashed(std::size_t n, std::size_t b, NoiseRng& rng);
   bool insert(std::size_t value);
+  // The same with a bitmap of n bits, read out in order (and cleared) by one scan.
+  void floyd_bitmap(std::size_t n, std::size_t b, NoiseRng& rng);
 
   std::vector<std::size_t> indices_;
   std::vector<std::uint64_t> table_;  // value + 1, 0 = empty
   std::uint64_t mask_ = 0;
+  std::vector<std::uint64_t> bits_;  // all zero between draws
 };
 
 }  // namespace dpmcmc

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 namespace dpmcmc {
 namespace {
@@ -72,6 +73,34 @@ TEST(Rng, IndexUniform) {
   for (int i = 0; i < n; ++i) ++counts[r.index(7)];
   // Each count ~ Binomial(70000, 1/7): mean 10000, sd ≈ 92.6; 5 sd band.
   for (int c : counts) EXPECT_NEAR(c, 10000, 465);
+}
+
+// index() skips computing the rejection limit for draws far below it; the values must be those
+// of the plain rule "reject x ≥ M − M mod n, return x mod n" (M = 2⁶⁴ − 1) applied to the raw
+// 64-bit draws of an identically seeded stream (bits()), since committed experiment results were
+// drawn with it. n = 2⁶³ + 1 rejects about half of all draws, powers of two none; both streams
+// must also stay in step (the same number of draws consumed).
+TEST(Rng, IndexEqualsThePlainRejectionRule) {
+  constexpr std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+  for (const std::uint64_t n :
+       {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{1} << 20, std::uint64_t{100001},
+        (std::uint64_t{1} << 63) + 1, (std::uint64_t{1} << 63), max - 3, max}) {
+    Rng fast = make_rng(21, 0);
+    Rng plain = make_rng(21, 0);
+    NoiseRng noise_fast = make_noise_rng(21, 0);
+    NoiseRng noise_plain = make_noise_rng(21, 0);
+    const std::uint64_t limit = max - max % n;
+    for (int i = 0; i < 2000; ++i) {
+      std::uint64_t x;
+      do x = plain.bits();
+      while (x >= limit);
+      ASSERT_EQ(fast.index(n), x % n) << "n = " << n << ", draw " << i;
+      do x = noise_plain.bits();
+      while (x >= limit);
+      ASSERT_EQ(noise_fast.index(n), x % n) << "n = " << n << ", draw " << i;
+    }
+    EXPECT_EQ(fast.bits(), plain.bits()) << "n = " << n;
+  }
 }
 
 }  // namespace

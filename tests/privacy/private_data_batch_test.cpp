@@ -78,6 +78,31 @@ TEST(BatchDrawer, WithoutReplacementHasExactlyBDistinctSortedRowsAtRateBOverN) {
             (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6}));
 }
 
+// The drawer's two membership sets (bitmap for n ≤ 512·b, hash table + sort otherwise) against
+// Floyd written out with std::set, fed the same noise stream: the same indices for every draw,
+// in both regimes and at their boundary (n = 512·b and n = 512·(b + 1)).
+TEST(BatchDrawer, WithoutReplacementMatchesFloydWithAnOrderedSet) {
+  const std::vector<std::pair<std::size_t, std::size_t>> cases = {
+      {50, 10},   {100000, 1000}, {100000, 1}, {1000000, 10},
+      {5120, 10}, {5632, 10},     {65, 65},    {64, 1}};
+  for (const auto& [n, b] : cases) {
+    NoiseRng rng = noise();
+    NoiseRng replay = noise();
+    BatchDrawer drawer;
+    for (int k = 0; k < 5; ++k) {
+      const auto got = drawer.without_replacement(n, b, rng);
+      std::set<std::size_t> chosen;
+      for (std::size_t j = n - b; j < n; ++j) {
+        const auto t = static_cast<std::size_t>(replay.index(j + 1));
+        chosen.insert(chosen.count(t) ? j : t);
+      }
+      ASSERT_EQ(std::vector<std::size_t>(got.begin(), got.end()),
+                std::vector<std::size_t>(chosen.begin(), chosen.end()))
+          << "n = " << n << ", b = " << b << ", draw " << k;
+    }
+  }
+}
+
 // Floyd's algorithm makes all C(n, b) subsets equally likely (not only the marginals): χ² test
 // of the 10 subsets of size 2 of 5 rows over N = 50 000 draws, at level 1e-4 (the 0.9999
 // quantile of χ²₉, computed by Boost).
