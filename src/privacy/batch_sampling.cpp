@@ -92,9 +92,12 @@ void BatchDrawer::floyd_bitmap(std::size_t n, std::size_t b, NoiseRng& rng) {
     const auto t = static_cast<std::size_t>(rng.index(static_cast<std::uint64_t>(j) + 1));
     if (!mark(t)) mark(j);
   }
+  // Exactly b bits are set: write through a pointer (no capacity check per index).
+  indices_.resize(b);
+  std::size_t* out = indices_.data();
   for (std::size_t k = 0; k < words; ++k) {
     for (std::uint64_t w = bits_[k]; w != 0; w &= w - 1) {
-      indices_.push_back(k * 64 + static_cast<std::size_t>(std::countr_zero(w)));
+      *out++ = k * 64 + static_cast<std::size_t>(std::countr_zero(w));
     }
     bits_[k] = 0;
   }
