@@ -1,9 +1,9 @@
 // Per-iteration cost of DP-SGLD (issue 5): one transition on the gauss-10d preset (n = 10⁵,
 // d = 10; and the 2-d banana below) at the DP HMC paper's batch size b = 1000 (clip 15, η₀ = 0.008
 // per row; run/sgld_setup.hpp) — the batch drawn inside PrivateData from the ChaCha20 noise stream
-// (Poisson: geometric skips; without replacement: Floyd + sort), the rows gathered, per-row
-// gradients clipped and summed, Gaussian noise added, the event appended — and the Langevin update.
-// items = expected rows touched per transition (b).
+// (Poisson: geometric skips; without replacement: Floyd, privacy/batch_sampling.hpp), the rows
+// gathered, per-row gradients clipped and summed, Gaussian noise added, the event appended — and
+// the Langevin update. items = expected rows touched per transition (b).
 #include <benchmark/benchmark.h>
 
 #include <limits>
@@ -74,9 +74,9 @@ void BM_DpSgldStepGauss10dWor(benchmark::State& state) {
 }
 BENCHMARK(BM_DpSgldStepGauss10dWor)->Unit(benchmark::kMicrosecond);
 
-// The DP HMC paper's banana (n = 10⁵, d = 2, b = 1000 without replacement, clip 0.2): the cell
-// that dominates the paper experiment's run time (docs/experiments.md), where the per-row
-// gradient is cheap and drawing the batch is a large share of a step.
+// The DP HMC paper's banana (n = 10⁵, d = 2, b = 1000, clip 0.2) with a batch without
+// replacement: the per-row gradient is cheap, so drawing the batch is a large share of a step.
+// (The paper experiment itself uses the Poisson default; docs/benchmarks.md.)
 void BM_DpSgldStepBananaWor(benchmark::State& state) {
   run(state, "without_replacement", banana());
 }
