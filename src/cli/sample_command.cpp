@@ -67,6 +67,7 @@ struct SampleArgs {
   std::optional<double> init_spread;
   std::vector<double> proposal_sd, mass;
   std::optional<bool> randomize;
+  std::optional<std::string> batch_sampling;
   std::optional<double> epsilon, delta;
   // Numeric sampler hyperparameters, one per entry of kHyperparameters.
   std::vector<std::optional<double>> hyper = std::vector<std::optional<double>>(kHyper.size());
@@ -118,6 +119,7 @@ SampleSpec to_spec(const SampleArgs& a) {
   if (!a.mass.empty())
     o["mass"] = a.mass.size() == 1 ? nlohmann::json(a.mass[0]) : nlohmann::json(a.mass);
   if (a.randomize) o["randomized_step_size"] = *a.randomize;
+  if (a.batch_sampling) o["batch_sampling"] = *a.batch_sampling;
   for (std::size_t i = 0; i < kHyper.size(); ++i) {
     if (!a.hyper[i]) continue;
     const double v = positive_option(kHyper[i].option, *a.hyper[i]);
@@ -226,6 +228,11 @@ void add_sample_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--randomize-step", a->randomize,
                   "hmc: randomised Halton step size (true/false)");
+  cmd->add_option("--batch-sampling", a->batch_sampling,
+                  "dp-sgld, dp-sgnht: how each batch is drawn: poisson (default; each row with "
+                  "probability b/n; add/remove neighbours) or without_replacement (exactly b "
+                  "rows; substitute neighbours)")
+      ->check(CLI::IsMember({"poisson", "without_replacement"}));
   cmd->add_option("--epsilon", a->epsilon,
                   "Private samplers: the privacy budget epsilon shared by all chains");
   cmd->add_option("--delta", a->delta,

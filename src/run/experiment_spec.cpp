@@ -57,6 +57,7 @@ std::set<std::string> documented_keys(const std::string& sampler) {
   if (sampler == "dp-penalty" || sampler == "dp-penalty-ocu" || sampler == "dp-penalty-gwmh")
     return {"tau", "proposal_sd", "clip", "alpha"};
   if (sampler == "dp-penalty-expfam") return {"tau", "proposal_sd", "alpha"};
+  if (sampler == "dp-sgld" || sampler == "dp-sgnht") return {"batch_sampling"};
   return {};
 }
 

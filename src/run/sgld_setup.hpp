@@ -4,7 +4,7 @@
 //   clip (--clip)            C, per-row gradient L2 bound
 //   batch_size (--batch)     b, expected (Poisson) or exact (WOR) batch size; default min(1000, n)
 //   A (--thermostat)         dp-sgnht only: diffusion A
-//   batch_sampling           "poisson" (default) or "without_replacement"
+//   batch_sampling (--batch-sampling)  "poisson" (default) or "without_replacement"
 //
 // STEP SIZE CONVENTION. The presets carry the step sizes of the DP HMC paper
 // (000_24953f9f9db06b85.txt Section 4.1; reference-configs.md: η = 0.008 for gauss-10d), which

@@ -3,6 +3,7 @@
 // spend for every accountant; the draws carry the private columns; budget errors are refused.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
@@ -63,6 +64,42 @@ TEST(CliPrivateSample, DefaultDeltaIsThePresetsOnItsOwnData) {
     const auto report = nlohmann::json::parse(slurp(out / "report.json"));
     EXPECT_DOUBLE_EQ(report["privacy"]["budget"]["delta"].get<double>(), delta) << extra;
   }
+}
+
+// --batch-sampling reaches DP-SGLD: the report names the scheme and records what it planned.
+// Without replacement is accounted for substitute neighbours, whose gradient-sum sensitivity is
+// 2C instead of the C of add/remove (batch_sampling.hpp), so the same budget must allow fewer
+// iterations than Poisson batches of the same expected size; a bad value is refused by name.
+TEST(CliPrivateSample, BatchSamplingOfDpSgld) {
+  const auto dir = scratch_dir("private-batch");
+  std::map<std::string, std::uint64_t> allowed;
+  for (const std::string scheme : {"poisson", "without_replacement"}) {
+    const auto out = dir / scheme;
+    const auto r = run_cli(
+        "sample --model banana-dphmc-2d --sampler dp-sgld --n 1000 --batch 50 "
+        "--epsilon 0.5 --chains 2 --seed 3 --quiet --batch-sampling " +
+            scheme + " --out " + out.string(),
+        dir);
+    ASSERT_EQ(r.exit_code, 0) << scheme << ": " << r.err;
+    const auto report = nlohmann::json::parse(slurp(out / "report.json"));
+    EXPECT_EQ(report["sampler"]["params"]["batch_sampling"], scheme);
+    const auto& privacy = report["privacy"];
+    EXPECT_EQ(privacy["releases_recorded"], privacy["iterations_scheduled"]) << scheme;
+    for (const auto& row : privacy["accountants"]) {
+      EXPECT_NEAR(row["recorded_epsilon"].get<double>(), row["planned_epsilon"].get<double>(),
+                  1e-9 * row["planned_epsilon"].get<double>())
+          << scheme << " " << row["accountant"];
+    }
+    allowed[scheme] = privacy["iterations_allowed"].get<std::uint64_t>();
+  }
+  EXPECT_LT(allowed["without_replacement"], allowed["poisson"]);
+  const auto r = run_cli(
+      "sample --sampler dp-sgld --n 500 --epsilon 1 --seed 1 --quiet "
+      "--batch-sampling sometimes --out " +
+          (dir / "bad").string(),
+      dir);
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_NE(r.err.find("--batch-sampling"), std::string::npos) << r.err;
 }
 
 TEST(CliPrivateSample, BudgetErrors) {

@@ -118,6 +118,26 @@ TEST(ExperimentSpec, AccountKind) {
   }
 }
 
+// DP-SGLD / DP-SGNHT take batch_sampling (run/sgld_setup.hpp); the preflight checks its value.
+TEST(ExperimentSpec, BatchSamplingOfTheStochasticGradientSamplers) {
+  json d = json::parse(R"({"models": ["banana-dphmc-2d"], "samplers": ["dp-sgld", "dp-sgnht"],
+      "params": {"dp-sgld": {"batch_sampling": "without_replacement"},
+                 "dp-sgnht": {"batch_sampling": "poisson"}},
+      "epsilons": [2], "seed": 1})");
+  const auto s = parse_experiment_spec(d, "sg.json", "full");
+  EXPECT_EQ(s.samplers[0].overrides.at("batch_sampling"), "without_replacement");
+  EXPECT_EQ(s.samplers[1].overrides.at("batch_sampling"), "poisson");
+  d["params"]["dp-sgld"]["batch_sampling"] = "sometimes";
+  try {
+    parse_experiment_spec(d, "sg.json", "full");
+    ADD_FAILURE() << "batch_sampling 'sometimes' accepted";
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("key 'params.dp-sgld'"), std::string::npos) << m;
+    EXPECT_NE(m.find("without_replacement"), std::string::npos) << m;
+  }
+}
+
 // Each mutation of the good spec must fail with a ConfigError naming the file and `key`.
 struct BadCase {
   std::string what;
