@@ -98,6 +98,7 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   s.run.init.seed = c.start_seed;
   s.out_dir = cell_dir(out_dir, c);
   s.write_draws = draw_files;
+  s.diagnose_incomplete = false;  // an interrupted cell is discarded below
   s.reference_draws = spec.reference_draws;
   if (c.epsilon) {
     s.epsilon = *c.epsilon;

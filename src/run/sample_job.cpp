@@ -251,6 +251,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   if (spec.write_draws) out.draw_files = files;
   Timings timings;
   timings.add("sampling", clock.seconds());
+  if (!out.run.complete() && !spec.diagnose_incomplete) return out;
 
   // Diagnostics over the kept draws of every chain that kept any.
   clock.restart();

@@ -37,6 +37,11 @@ struct SampleSpec {
   // so they are the same either way). An experiment's long stochastic-gradient cells would
   // otherwise write gigabytes per cell (docs/experiments.md).
   bool write_draws = true;
+  // false: a run that was interrupted returns right after sampling, with no summary, no metrics
+  // and no report.json. An experiment discards an interrupted cell and recomputes it on resume,
+  // and the diagnostics of a long stochastic-gradient cell's millions of partial draws delayed
+  // Ctrl-C by ~45 s (docs/experiments.md).
+  bool diagnose_incomplete = true;
   std::size_t reference_draws = 1000;  // exact draws for the MMD (thesis Section 5.2: 1000)
   // Private samplers only: the budget shared by all chains (δ default: the preset's on its own
   // data, else 0.1/n, the papers' rule), the accountants to plan with (empty: every certified one;
