@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "cli/commands.hpp"
@@ -13,45 +14,45 @@
 #include "core/rng.hpp"
 #include "run/private_samplers.hpp"
 #include "run/sample_job.hpp"
+#include "run/sampler_params.hpp"
 
 namespace dpmcmc::cli {
 namespace {
 
-// Numeric sampler hyperparameters: command-line option, key in the preset's sampler defaults
-// (models/presets.hpp), and help text. Each must be > 0; whole-number keys are checked by the
-// sampler that reads them.
+// Numeric sampler hyperparameters: key in the preset's sampler defaults (models/presets.hpp; its
+// option is option_of(key), run/sampler_params.hpp) and help text. Each must be > 0; whole-number
+// keys are checked by the sampler that reads them.
 struct Hyperparameter {
-  const char* option;
   const char* key;
   const char* help;
   bool whole = false;  // a count (steps, batch size, owners)
 };
 const std::vector<Hyperparameter> kHyper = {
-    {"--step-size", "step_size",
+    {"step_size",
      "hmc, dp-hmc: leapfrog step size eta; dp-sgld, dp-sgnht: the DP HMC paper's per-row step "
      "(the update uses eta/n)"},
-    {"--steps", "steps", "hmc, dp-hmc: leapfrog steps L", true},
-    {"--tau", "tau",
+    {"steps", "hmc, dp-hmc: leapfrog steps L", true},
+    {"tau",
      "dp-penalty*: noise multiplier tau (noise sd tau n^alpha times the sensitivity; "
      "minibatch: noise variance tau times the squared sensitivity)"},
-    {"--clip", "clip",
-     "dp-penalty*: clip bound b: each row's log-likelihood ratio to +-b|theta'-theta|; rwmh, hmc: "
+    {"clip",
+     "dp-penalty* but -expfam: clip bound b: each row's log-likelihood ratio to +-b|theta'-theta|; "
+     "rwmh, hmc: "
      "the same clipping without noise (thesis Section 6.2; off by default); dp-sgld, dp-sgnht: "
      "per-row gradient norm bound"},
-    {"--alpha", "alpha", "dp-penalty, -ocu, -gwmh, -expfam: exponent alpha of n in the noise"},
-    {"--batch", "batch_size", "minibatch samplers: batch size b (1 <= b <= n)", true},
-    {"--owners", "owners", "dp-penalty-shared: number of data owners N (1 <= N <= n)", true},
-    {"--tau-l", "tau_l", "dp-hmc: noise multiplier of the log-likelihood-ratio release"},
-    {"--tau-g", "tau_g", "dp-hmc: noise multiplier of the gradient releases"},
-    {"--clip-l", "clip_l", "dp-hmc: clip bound of the log-likelihood ratios (per unit step)"},
-    {"--clip-g", "clip_g", "dp-hmc: L2 clip bound of the per-row gradients"},
-    {"--noise-variance", "noise_variance", "dp-barker: total noise variance sigma^2 < pi^2/3"},
-    {"--thermostat", "A", "dp-sgnht: thermostat diffusion A"},
-    {"--iteration-epsilon", "epsilon", "dp-fast-mh*: epsilon certified per iteration"},
-    {"--iteration-delta", "delta", "dp-fast-mh*: delta certified per iteration"},
-    {"--lambda", "lambda", "tunamh, dp-fast-mh*: expected batch size lambda (plus C M)"},
-    {"--max-batch", "max_batch", "dp-fast-mh: batch-size cap K before the full-batch fallback",
-     true},
+    {"alpha", "dp-penalty, -ocu, -gwmh, -expfam: exponent alpha of n in the noise"},
+    {"batch_size", "minibatch samplers: batch size b (1 <= b <= n)", true},
+    {"owners", "dp-penalty-shared: number of data owners N (1 <= N <= n)", true},
+    {"tau_l", "dp-hmc: noise multiplier of the log-likelihood-ratio release"},
+    {"tau_g", "dp-hmc: noise multiplier of the gradient releases"},
+    {"clip_l", "dp-hmc: clip bound of the log-likelihood ratios (per unit step)"},
+    {"clip_g", "dp-hmc: L2 clip bound of the per-row gradients"},
+    {"noise_variance", "dp-barker: total noise variance sigma^2 < pi^2/3"},
+    {"A", "dp-sgnht: thermostat diffusion A"},
+    {"epsilon", "dp-fast-mh*: epsilon certified per iteration"},
+    {"delta", "dp-fast-mh*: delta certified per iteration"},
+    {"lambda", "tunamh, dp-fast-mh*: expected batch size lambda (plus C M)"},
+    {"max_batch", "dp-fast-mh: batch-size cap K before the full-batch fallback", true},
 };
 
 struct SampleArgs {
@@ -69,7 +70,7 @@ struct SampleArgs {
   std::optional<bool> randomize;
   std::optional<std::string> batch_sampling;
   std::optional<double> epsilon, delta;
-  // Numeric sampler hyperparameters, one per entry of kHyperparameters.
+  // Numeric sampler hyperparameters, one per entry of kHyper.
   std::vector<std::optional<double>> hyper = std::vector<std::optional<double>>(kHyper.size());
   std::vector<std::string> accountants;
   double warmup_fraction = 0.5;
@@ -122,10 +123,10 @@ SampleSpec to_spec(const SampleArgs& a) {
   if (a.batch_sampling) o["batch_sampling"] = *a.batch_sampling;
   for (std::size_t i = 0; i < kHyper.size(); ++i) {
     if (!a.hyper[i]) continue;
-    const double v = positive_option(kHyper[i].option, *a.hyper[i]);
+    const double v = positive_option(option_of(kHyper[i].key), *a.hyper[i]);
     if (kHyper[i].whole && v != std::floor(v)) {
       throw UsageError(
-          fmt::format("{}: expected a whole number >= 1, got {}", kHyper[i].option, v));
+          fmt::format("{}: expected a whole number >= 1, got {}", option_of(kHyper[i].key), v));
     }
     o[kHyper[i].key] = v;
   }
@@ -135,6 +136,32 @@ SampleSpec to_spec(const SampleArgs& a) {
   spec.warmup_fraction = a.warmup_fraction;
   spec.command_line = command_line();
   return spec;
+}
+
+// An option the chosen sampler would not use is refused, not ignored: a private run's length is
+// set by its budget, and a non-private run spends none. (Hyperparameters the sampler does not
+// read are refused by run_sample_job, with the same rule for experiment specs.)
+void refuse_unused_options(const CLI::App& cmd, const std::string& sampler) {
+  const auto names = sampler_names();
+  if (std::find(names.begin(), names.end(), sampler) == names.end()) return;  // refused later
+  const bool private_sampler = is_private_sampler(sampler);
+  for (const char* option : {"--iter", "--warmup"}) {
+    if (private_sampler && cmd.count(option) > 0) {
+      throw UsageError(fmt::format(
+          "{}: sampler '{}' is private: its budget sets the iterations (--epsilon; the warmup "
+          "share is --warmup-fraction)",
+          option, sampler));
+    }
+  }
+  std::vector<std::string> private_names;
+  for (const auto& e : private_samplers()) private_names.push_back(e.name);
+  for (const char* option : {"--epsilon", "--delta", "--accountants", "--warmup-fraction"}) {
+    if (!private_sampler && cmd.count(option) > 0) {
+      throw UsageError(
+          fmt::format("{}: sampler '{}' is not private and spends no budget; private samplers: {}",
+                      option, sampler, fmt::join(private_names, ", ")));
+    }
+  }
 }
 
 void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
@@ -209,8 +236,10 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--seed", a->seed, "Run seed; default: drawn from OS entropy and reported");
   cmd->add_option("--chains", a->chains, "Number of chains")->capture_default_str();
   cmd->add_option("--threads", a->threads, "Worker threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--iter", a->iter, "Post-warmup iterations per chain")->capture_default_str();
-  cmd->add_option("--warmup", a->warmup, "Warmup (burn-in) iterations per chain")
+  cmd->add_option("--iter", a->iter, "Post-warmup iterations per chain (non-private samplers)")
+      ->capture_default_str();
+  cmd->add_option("--warmup", a->warmup,
+                  "Warmup (burn-in) iterations per chain (non-private samplers)")
       ->capture_default_str();
   cmd->add_option("--thin", a->thin, "Keep every thin-th iteration")->capture_default_str();
   cmd->add_flag("--save-warmup", a->save_warmup, "Write warmup draws too");
@@ -221,14 +250,17 @@ void add_sample_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--init-spread", a->init_spread,
                   "Sd of random starting points around the centre");
-  cmd->add_option("--proposal-sd", a->proposal_sd,
-                  "rwmh: proposal sd (one value or one per parameter)")
+  cmd->add_option(
+         option_of("proposal_sd"), a->proposal_sd,
+         "rwmh, tunamh, dp-penalty*, dp-barker, dp-fast-mh*: proposal sd (one value or one per "
+         "parameter)")
       ->delimiter(',');
-  cmd->add_option("--mass", a->mass, "hmc: diagonal mass matrix (one value or one per parameter)")
+  cmd->add_option(option_of("mass"), a->mass,
+                  "hmc, dp-hmc: diagonal mass matrix (one value or one per parameter)")
       ->delimiter(',');
-  cmd->add_option("--randomize-step", a->randomize,
-                  "hmc: randomised Halton step size (true/false)");
-  cmd->add_option("--batch-sampling", a->batch_sampling,
+  cmd->add_option(option_of("randomized_step_size"), a->randomize,
+                  "hmc, dp-hmc: randomised Halton step size (true/false)");
+  cmd->add_option(option_of("batch_sampling"), a->batch_sampling,
                   "dp-sgld, dp-sgnht: how each batch is drawn: poisson (default; each row with "
                   "probability b/n; add/remove neighbours) or without_replacement (exactly b "
                   "rows; substitute neighbours)")
@@ -239,7 +271,7 @@ void add_sample_command(CLI::App& app) {
                   "Private samplers: delta (default: the preset's, see `dpmcmc models`; 0.1/n "
                   "with --data or another --n)");
   for (std::size_t i = 0; i < kHyper.size(); ++i) {
-    cmd->add_option(kHyper[i].option, a->hyper[i], kHyper[i].help)
+    cmd->add_option(option_of(kHyper[i].key), a->hyper[i], kHyper[i].help)
         ->type_name(kHyper[i].whole ? "INT" : "FLOAT");
   }
   cmd->add_option("--accountants", a->accountants,
@@ -254,10 +286,13 @@ void add_sample_command(CLI::App& app) {
   cmd->add_flag("--quiet", a->quiet, "No progress display");
   cmd->footer(
       "Hyperparameters not given come from the preset (`dpmcmc models NAME` lists them and their "
-      "sources). Private samplers run as many iterations as the budget allows (--iter and "
-      "--warmup do not apply); the report shows the planned and the recorded spend per "
-      "accountant. Output: DIR/chain-K.csv (Stan CSV) and DIR/report.json.");
-  cmd->callback([a] {
+      "sources). Private samplers run as many iterations as the budget allows; the report shows "
+      "the planned and the recorded spend per accountant. An option the sampler would not use "
+      "is refused (exit 64), not ignored: --iter and --warmup with a private sampler, the "
+      "privacy options with a non-private one, a hyperparameter the sampler does not read. "
+      "Output: DIR/chain-K.csv (Stan CSV) and DIR/report.json.");
+  cmd->callback([a, cmd] {
+    refuse_unused_options(*cmd, a->sampler);
     const SampleSpec spec = to_spec(*a);
     const SampleOutcome out = run_sample_job(spec);
     print_outcome(spec, out);

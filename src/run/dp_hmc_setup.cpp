@@ -26,13 +26,7 @@ DpHmcConfig dp_hmc_config(const std::string& sampler, const nlohmann::json& para
   }
   c.steps = static_cast<int>(steps);
   if (params.contains("mass")) c.mass = vector_param(params, sampler, "mass", model.dim());
-  if (params.contains("randomized_step_size")) {
-    if (!params.at("randomized_step_size").is_boolean()) {
-      throw UsageError(
-          fmt::format("sampler '{}': randomized_step_size must be true or false", sampler));
-    }
-    if (params.at("randomized_step_size").get<bool>()) c.jitter = StepJitter::halton;
-  }
+  if (bool_param(params, sampler, "randomized_step_size", false)) c.jitter = StepJitter::halton;
   DpHmcSampler check(model, c);  // ConfigError naming the parameter
   return check.config();
 }

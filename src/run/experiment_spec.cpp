@@ -48,30 +48,6 @@ const std::vector<std::string> kSampleOnlyKeys = {
 const std::vector<std::string> kMetrics = {"mmd",           "mean_error", "cov_error",
                                            "test_accuracy", "rhat",       "sym_kl"};
 
-// Hyperparameters each sampler reads (run/sample_job.cpp, run/penalty_setups.cpp); the keys of
-// the presets' defaults are added to these, so a sampler registered later is covered by its
-// preset entries.
-std::set<std::string> documented_keys(const std::string& sampler) {
-  if (sampler == "rwmh") return {"proposal_sd", "clip"};
-  if (sampler == "hmc") return {"step_size", "steps", "mass", "randomized_step_size", "clip"};
-  if (sampler == "dp-penalty" || sampler == "dp-penalty-ocu" || sampler == "dp-penalty-gwmh")
-    return {"tau", "proposal_sd", "clip", "alpha"};
-  if (sampler == "dp-penalty-expfam") return {"tau", "proposal_sd", "alpha"};
-  if (sampler == "dp-sgld" || sampler == "dp-sgnht") return {"batch_sampling"};
-  return {};
-}
-
-std::set<std::string> allowed_keys(const std::string& sampler) {
-  std::set<std::string> keys = documented_keys(sampler);
-  // The defaults the job would merge for this sampler on any preset (sampler_params knows which
-  // preset entry a variant shares, e.g. dp-penalty-gwmh uses dp-penalty-ocu's).
-  for (const auto& p : presets()) {
-    const json defaults = sampler_params(p, sampler, json::object());
-    for (const auto& [k, v] : defaults.items()) keys.insert(k);
-  }
-  return keys;
-}
-
 class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
@@ -272,7 +248,7 @@ SweepSpec parse_sweep(const json& v, const Reader& r, const std::vector<SamplerC
     if (it == samplers.end())
       r.fail(fmt::format("sweep.samplers[{}]", i),
              fmt::format("no sampler of label '{}' in 'samplers'", label));
-    const auto allowed = allowed_keys(it->sampler);
+    const auto allowed = sampler_keys(it->sampler);
     if (!allowed.count(sweep.param))
       r.fail("sweep.param", fmt::format("sampler '{}' (label '{}') has no hyperparameter '{}'; it "
                                         "takes {}",
@@ -354,7 +330,7 @@ std::vector<SamplerChoice> parse_samplers(const json& doc, const Reader& r, Expe
              fmt::format("only non-private samplers take iterations ('{}' runs what the budget "
                          "allows)",
                          c.sampler));
-    const auto allowed = allowed_keys(c.sampler);
+    const auto allowed = sampler_keys(c.sampler);
     for (const auto& [k, v] : c.overrides.items()) {
       if (!allowed.count(k)) {
         r.fail(pkey + "." + k, fmt::format("sampler '{}' has no hyperparameter '{}'; it takes {}",

@@ -10,19 +10,6 @@
 
 namespace dpmcmc {
 
-namespace {
-
-bool bool_param(const nlohmann::json& params, const std::string& sampler, const std::string& key,
-                bool fallback) {
-  if (!params.contains(key)) return fallback;
-  if (!params.at(key).is_boolean()) {
-    throw UsageError(fmt::format("sampler '{}': {} must be true or false", sampler, key));
-  }
-  return params.at(key).get<bool>();
-}
-
-}  // namespace
-
 DpFastMhConfig dp_fast_mh_config(const std::string& sampler, const nlohmann::json& params,
                                  const Model& model, std::size_t n) {
   DpFastMhConfig c;

@@ -47,7 +47,8 @@ KernelFactory kernel_factory(const std::string& sampler, const json& params, con
     config.step_size = number_param(params, sampler, "step_size");
     config.steps = static_cast<int>(number_param(params, sampler, "steps"));
     if (params.contains("mass")) config.mass = vector_param(params, sampler, "mass", d);
-    if (params.value("randomized_step_size", false)) config.jitter = StepJitter::halton;
+    if (bool_param(params, sampler, "randomized_step_size", false))
+      config.jitter = StepJitter::halton;
     if (params.contains("clip")) config.clip = number_param(params, sampler, "clip");
     return [&model, &data, config](int) { return make_hmc(model, data, config); };
   }
@@ -121,6 +122,10 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
             : fmt::format("simulated from preset '{}' with data seed {}", preset.name, data_seed);
   }
 
+  // A hyperparameter the sampler does not read would be ignored: refused instead.
+  const auto names = sampler_names();
+  if (std::find(names.begin(), names.end(), spec.sampler) != names.end())
+    check_sampler_keys(spec.sampler, spec.overrides);
   const json params = sampler_params(preset, spec.sampler, spec.overrides);
   RunConfig run = spec.run;
   SampleOutcome out;

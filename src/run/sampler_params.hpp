@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "core/types.hpp"
@@ -18,6 +19,23 @@ namespace dpmcmc {
 nlohmann::json sampler_params(const Preset& preset, const std::string& sampler,
                               const nlohmann::json& overrides);
 
+// The hyperparameter keys `sampler` reads (run/*_setup.cpp and kernel_factory in
+// run/sample_job.cpp); empty for an unknown sampler. A key outside this set would be ignored
+// silently, so `dpmcmc sample` and experiment specs refuse it.
+std::set<std::string> sampler_keys(const std::string& sampler);
+
+// The `dpmcmc sample` option that sets `key` (proposal_sd → --proposal-sd, A → --thermostat), or
+// an empty string for the keys only an experiment spec can set (dp-fast-mh's row_bound, ...).
+std::string option_of(const std::string& key);
+
+// How messages name a key: its option, with the spec key when the two are spelled differently
+// ("--thermostat (key 'A')"), or "key 'row_bound'" when it has no option.
+std::string key_name(const std::string& key);
+
+// Throws UsageError when `overrides` holds a key `sampler` does not read, naming the key and the
+// ones it reads. A known sampler is assumed (unknown ones are refused where they are built).
+void check_sampler_keys(const std::string& sampler, const nlohmann::json& overrides);
+
 // A vector hyperparameter given as a number (returned as size 1, to be broadcast) or `dim` numbers.
 Vec vector_param(const nlohmann::json& params, const std::string& sampler, const std::string& key,
                  int dim);
@@ -27,6 +45,9 @@ double number_param(const nlohmann::json& params, const std::string& sampler,
 // A number with a default when absent.
 double number_param(const nlohmann::json& params, const std::string& sampler,
                     const std::string& key, double fallback);
+// true or false, with a default when absent.
+bool bool_param(const nlohmann::json& params, const std::string& sampler, const std::string& key,
+                bool fallback);
 // A required whole number ≥ 1.
 std::uint64_t count_param(const nlohmann::json& params, const std::string& sampler,
                           const std::string& key);

@@ -79,6 +79,41 @@ TEST(CliBadInput, CountsBeyondTheData) {
   EXPECT_NE(r.err.find("n = 50"), std::string::npos) << r.err;
 }
 
+// An option the chosen sampler would not use is refused (exit 64, naming the option), not
+// ignored: a hyperparameter it does not read, an iteration count for a private sampler (its
+// budget sets the length), a privacy option for a non-private one.
+TEST(CliBadInput, OptionsTheSamplerDoesNotUse) {
+  const auto dir = scratch_dir("unusedoption");
+  const std::string base =
+      "sample --model banana-tempered-2d --n 2000 --seed 1 --quiet --out " + dir.string() + " ";
+  struct Case {
+    std::string args, needle;
+  };
+  for (const Case& c :
+       {Case{"--sampler dp-penalty --epsilon 1 --thermostat 0.1", "--thermostat (key 'A')"},
+        Case{"--sampler dp-sgld --epsilon 1 --proposal-sd 0.1", "--proposal-sd"},
+        Case{"--sampler dp-barker --epsilon 1 --tau 2", "--tau"},
+        Case{"--sampler rwmh --batch-sampling poisson", "--batch-sampling"},
+        Case{"--sampler hmc --mass 2 --proposal-sd 0.1", "--proposal-sd"},
+        Case{"--sampler dp-penalty --epsilon 1 --iter 100", "--iter"},
+        Case{"--sampler dp-hmc --epsilon 1 --warmup 10", "--warmup"},
+        Case{"--sampler rwmh --epsilon 1", "--epsilon"},
+        Case{"--sampler hmc --delta 1e-5", "--delta"},
+        Case{"--sampler rwmh --accountants rdp", "--accountants"},
+        Case{"--sampler tunamh --warmup-fraction 0.2", "--warmup-fraction"}}) {
+    const auto r = run_cli(base + c.args, dir);
+    EXPECT_EQ(r.exit_code, 64) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << ": " << r.err;
+  }
+  // The options each sampler does read still pass (dp-hmc reads --mass and --randomize-step too).
+  for (const std::string ok : {"--sampler dp-hmc --epsilon 4 --mass 1 --randomize-step true",
+                               "--sampler hmc --iter 20 --warmup 5 --mass 1 --randomize-step true",
+                               "--sampler dp-penalty --epsilon 4 --warmup-fraction 0.2"}) {
+    const auto r = run_cli(base + ok + " --chains 1", dir);
+    EXPECT_EQ(r.exit_code, 0) << ok << ": " << r.err;
+  }
+}
+
 TEST(CliBadInput, WrongVectorLength) {
   const auto dir = scratch_dir("veclen");
   const auto r = run_cli(
