@@ -51,7 +51,7 @@ const std::vector<Hyperparameter> kHyper = {
     {"A", "dp-sgnht: thermostat diffusion A"},
     {"epsilon", "dp-fast-mh*: epsilon certified per iteration"},
     {"delta", "dp-fast-mh*: delta certified per iteration"},
-    {"lambda", "tunamh, dp-fast-mh*: expected batch size lambda (plus C M)"},
+    {"lambda", "tunamh, dp-fast-mh: expected batch size lambda (plus C M)"},
     {"max_batch", "dp-fast-mh: batch-size cap K before the full-batch fallback", true},
 };
 
@@ -138,10 +138,17 @@ SampleSpec to_spec(const SampleArgs& a) {
   return spec;
 }
 
-// An option the chosen sampler would not use is refused, not ignored: a private run's length is
-// set by its budget, and a non-private run spends none. (Hyperparameters the sampler does not
-// read are refused by run_sample_job, with the same rule for experiment specs.)
+// An option the run would not use is refused, not ignored: a private run's length is set by its
+// budget, a non-private run spends none, and a data file has its own rows. (Hyperparameters the
+// sampler does not read are refused by run_sample_job, with the same rule for experiment specs.)
 void refuse_unused_options(const CLI::App& cmd, const std::string& sampler) {
+  for (const char* option : {"--n", "--data-seed"}) {
+    if (cmd.count("--data") > 0 && cmd.count(option) > 0) {
+      throw UsageError(fmt::format(
+          "{}: the rows come from --data; {} applies to the preset's synthetic data only", option,
+          option));
+    }
+  }
   const auto names = sampler_names();
   if (std::find(names.begin(), names.end(), sampler) == names.end()) return;  // refused later
   const bool private_sampler = is_private_sampler(sampler);
@@ -289,7 +296,8 @@ void add_sample_command(CLI::App& app) {
       "sources). Private samplers run as many iterations as the budget allows; the report shows "
       "the planned and the recorded spend per accountant. An option the sampler would not use "
       "is refused (exit 64), not ignored: --iter and --warmup with a private sampler, the "
-      "privacy options with a non-private one, a hyperparameter the sampler does not read. "
+      "privacy options with a non-private one, a hyperparameter the sampler does not read, --n "
+      "or --data-seed with --data. "
       "Output: DIR/chain-K.csv (Stan CSV) and DIR/report.json.");
   cmd->callback([a, cmd] {
     refuse_unused_options(*cmd, a->sampler);

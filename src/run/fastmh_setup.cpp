@@ -16,17 +16,23 @@ DpFastMhConfig dp_fast_mh_config(const std::string& sampler, const nlohmann::jso
   c.scale = vector_param(params, sampler, "proposal_sd", model.dim());
   c.epsilon = number_param(params, sampler, "epsilon");
   c.delta = number_param(params, sampler, "delta");
-  c.lambda = number_param(params, sampler, "lambda", 10.0);
-  if (params.contains("max_batch")) {
-    const auto& k = params.at("max_batch");
-    if (k.is_number_integer() && k.get<long long>() < 1) {
-      throw ConfigError(
-          fmt::format("sampler '{}': max_batch (K, the batch-size cap) must be >= 1, got {}",
-                      sampler, k.get<long long>()));
+  // The full-batch variant (003 Section 6.1) never draws a minibatch: it has no λ or K to read,
+  // and K = 1 leaves its calibration nothing to search for the minibatch branch.
+  c.full_batch = sampler == "dp-fast-mh-full";
+  if (c.full_batch) {
+    c.max_batch = 1;
+  } else {
+    c.lambda = number_param(params, sampler, "lambda", 10.0);
+    if (params.contains("max_batch")) {
+      const auto& k = params.at("max_batch");
+      if (k.is_number_integer() && k.get<long long>() < 1) {
+        throw ConfigError(
+            fmt::format("sampler '{}': max_batch (K, the batch-size cap) must be >= 1, got {}",
+                        sampler, k.get<long long>()));
+      }
+      c.max_batch = count_param(params, sampler, "max_batch");
     }
-    c.max_batch = count_param(params, sampler, "max_batch");
   }
-  c.full_batch = bool_param(params, sampler, "full_batch", sampler == "dp-fast-mh-full");
   c.free_branch = bool_param(params, sampler, "free_branch", false);
   c.row_bound = number_param(params, sampler, "row_bound", 0.0);
   if (params.contains("row_bound") && !(c.row_bound > 0.0 && std::isfinite(c.row_bound))) {

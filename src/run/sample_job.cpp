@@ -32,6 +32,35 @@ constexpr Eigen::Index kMaxMmdDraws = 5000;
 // Exact draws behind the sym_kl histogram (see the metric below).
 constexpr std::size_t kSymKlReferenceDraws = 200000;
 
+// The privacy section of the report: planned vs recorded for owner 1 (the whole data set unless
+// it is shared), and with several owners one entry per owner — its rows and its recorded spend by
+// the accountant that certified the plan (each owner's guarantee is about its own rows).
+json owners_privacy_report(const PrivateRunPlan& plan, const std::vector<EventLog>& per_owner,
+                           const std::vector<Dataset>& shards) {
+  json report = privacy_report(plan, per_owner.empty() ? EventLog{} : per_owner.front());
+  if (shards.empty()) return report;
+  json owners = json::array();
+  for (std::size_t i = 0; i < per_owner.size(); ++i) {
+    owners.push_back({{"owner", i + 1},
+                      {"rows", shards[i].rows()},
+                      {"releases", per_owner[i].releases()},
+                      {"recorded_epsilon", json_number(composed_epsilon(
+                                               plan.tightest.best.accountant, per_owner[i].events(),
+                                               plan.budget.delta, plan.options))}});
+  }
+  report["owners"] = owners;
+  report["note_owners"] =
+      "data sharing (004 Algorithm 2): each owner adds its own noise with the single-owner sigma, "
+      "so each owner's rows have the planned guarantee against all other parties";
+  return report;
+}
+
+std::vector<std::string> kernel_columns(const KernelFactory& factory) {
+  return factory(0)->extra_columns();
+}
+
+}  // namespace
+
 KernelFactory kernel_factory(const std::string& sampler, const json& params, const Model& model,
                              const Dataset& data) {
   const int d = model.dim();
@@ -62,35 +91,6 @@ KernelFactory kernel_factory(const std::string& sampler, const json& params, con
                                fmt::join(sampler_names(), ", ")));
 }
 
-// The privacy section of the report: planned vs recorded for owner 1 (the whole data set unless
-// it is shared), and with several owners one entry per owner — its rows and its recorded spend by
-// the accountant that certified the plan (each owner's guarantee is about its own rows).
-json owners_privacy_report(const PrivateRunPlan& plan, const std::vector<EventLog>& per_owner,
-                           const std::vector<Dataset>& shards) {
-  json report = privacy_report(plan, per_owner.empty() ? EventLog{} : per_owner.front());
-  if (shards.empty()) return report;
-  json owners = json::array();
-  for (std::size_t i = 0; i < per_owner.size(); ++i) {
-    owners.push_back({{"owner", i + 1},
-                      {"rows", shards[i].rows()},
-                      {"releases", per_owner[i].releases()},
-                      {"recorded_epsilon", json_number(composed_epsilon(
-                                               plan.tightest.best.accountant, per_owner[i].events(),
-                                               plan.budget.delta, plan.options))}});
-  }
-  report["owners"] = owners;
-  report["note_owners"] =
-      "data sharing (004 Algorithm 2): each owner adds its own noise with the single-owner sigma, "
-      "so each owner's rows have the planned guarantee against all other parties";
-  return report;
-}
-
-std::vector<std::string> kernel_columns(const KernelFactory& factory) {
-  return factory(0)->extra_columns();
-}
-
-}  // namespace
-
 std::vector<std::string> sampler_names() {
   std::vector<std::string> names = {"rwmh", "hmc", "tunamh"};
   for (const auto& e : private_samplers()) names.push_back(e.name);
@@ -102,6 +102,11 @@ bool is_private_sampler(const std::string& sampler) {
 }
 
 SampleOutcome run_sample_job(const SampleSpec& spec) {
+  // A hyperparameter the sampler does not read would be ignored: refused instead, before the data
+  // are loaded.
+  const auto names = sampler_names();
+  if (std::find(names.begin(), names.end(), spec.sampler) != names.end())
+    check_sampler_keys(spec.sampler, spec.overrides);
   const Preset& preset = find_preset(spec.preset);
   const auto model = preset.make_model();
   const std::uint64_t data_seed = spec.data_seed.value_or(spec.run.seed);
@@ -122,10 +127,6 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
             : fmt::format("simulated from preset '{}' with data seed {}", preset.name, data_seed);
   }
 
-  // A hyperparameter the sampler does not read would be ignored: refused instead.
-  const auto names = sampler_names();
-  if (std::find(names.begin(), names.end(), spec.sampler) != names.end())
-    check_sampler_keys(spec.sampler, spec.overrides);
   const json params = sampler_params(preset, spec.sampler, spec.overrides);
   RunConfig run = spec.run;
   SampleOutcome out;

@@ -31,9 +31,10 @@ std::set<std::string> sampler_keys(const std::string& sampler) {
   if (sampler == "dp-barker") return {"proposal_sd", "batch_size", "noise_variance"};
   if (sampler == "dp-sgld") return {"batch_sampling", "batch_size", "step_size", "clip"};
   if (sampler == "dp-sgnht") return {"batch_sampling", "batch_size", "step_size", "clip", "A"};
-  if (sampler == "dp-fast-mh" || sampler == "dp-fast-mh-full")
-    return {"proposal_sd", "epsilon",    "delta",       "lambda",
-            "max_batch",   "full_batch", "free_branch", "row_bound"};
+  if (sampler == "dp-fast-mh")
+    return {"proposal_sd", "epsilon", "delta", "lambda", "max_batch", "free_branch", "row_bound"};
+  if (sampler == "dp-fast-mh-full")
+    return {"proposal_sd", "epsilon", "delta", "free_branch", "row_bound"};
   return {};
 }
 
@@ -45,7 +46,6 @@ std::string option_of(const std::string& key) {
       {"randomized_step_size", "--randomize-step"},
       {"epsilon", "--iteration-epsilon"},
       {"delta", "--iteration-delta"},
-      {"full_batch", ""},
       {"free_branch", ""},
       {"row_bound", ""}};
   if (const auto it = renamed.find(key); it != renamed.end()) return it->second;
@@ -81,9 +81,16 @@ json sampler_params(const Preset& preset, const std::string& sampler, const json
   if (sampler == "dp-penalty-minibatch-gwmh") key = "dp-penalty-minibatch-ocu";
   if (sampler == "dp-penalty-shared") key = "dp-penalty";
   if (sampler == "dp-fast-mh-full") key = "dp-fast-mh";
-  json params = preset.samplers.contains(key) ? preset.samplers.at(key) : json::object();
+  // A shared entry may hold keys this sampler does not read (dp-fast-mh's λ and K for the
+  // full-batch variant): only those it reads are its defaults.
+  const std::set<std::string> reads = sampler_keys(sampler);
+  json params = json::object();
+  if (preset.samplers.contains(key)) {
+    for (const auto& [k, v] : preset.samplers.at(key).items()) {
+      if (reads.count(k)) params[k] = v;
+    }
+  }
   for (const auto& [k, v] : overrides.items()) params[k] = v;
-  params.erase("source");
   return params;
 }
 

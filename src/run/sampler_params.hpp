@@ -15,7 +15,8 @@
 namespace dpmcmc {
 
 // Preset defaults for `sampler` (the OCU+GWMH variants share the "dp-penalty-ocu" entry, as the
-// thesis ran them together), overridden by `overrides`; the "source" note is dropped.
+// thesis ran them together), restricted to the keys it reads (sampler_keys) and overridden by
+// `overrides`; the "source" note is dropped.
 nlohmann::json sampler_params(const Preset& preset, const std::string& sampler,
                               const nlohmann::json& overrides);
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
 
@@ -85,7 +86,7 @@ TEST(CliBadInput, CountsBeyondTheData) {
 TEST(CliBadInput, OptionsTheSamplerDoesNotUse) {
   const auto dir = scratch_dir("unusedoption");
   const std::string base =
-      "sample --model banana-tempered-2d --n 2000 --seed 1 --quiet --out " + dir.string() + " ";
+      "sample --n 2000 --seed 1 --quiet --out " + dir.string() + " ";  // banana-tempered-2d
   struct Case {
     std::string args, needle;
   };
@@ -96,7 +97,9 @@ TEST(CliBadInput, OptionsTheSamplerDoesNotUse) {
         Case{"--sampler rwmh --batch-sampling poisson", "--batch-sampling"},
         Case{"--sampler hmc --mass 2 --proposal-sd 0.1", "--proposal-sd"},
         Case{"--sampler dp-penalty --epsilon 1 --iter 100", "--iter"},
-        Case{"--sampler dp-hmc --epsilon 1 --warmup 10", "--warmup"},
+        Case{"--sampler dp-hmc --epsilon 1 --warmup 10", "--warmup:"},
+        Case{"--sampler dp-fast-mh-full --model mixture-fastmh-2d --epsilon 5 --lambda 500",
+             "--lambda"},
         Case{"--sampler rwmh --epsilon 1", "--epsilon"},
         Case{"--sampler hmc --delta 1e-5", "--delta"},
         Case{"--sampler rwmh --accountants rdp", "--accountants"},
@@ -105,13 +108,36 @@ TEST(CliBadInput, OptionsTheSamplerDoesNotUse) {
     EXPECT_EQ(r.exit_code, 64) << c.args << ": " << r.err;
     EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << ": " << r.err;
   }
-  // The options each sampler does read still pass (dp-hmc reads --mass and --randomize-step too).
-  for (const std::string ok : {"--sampler dp-hmc --epsilon 4 --mass 1 --randomize-step true",
-                               "--sampler hmc --iter 20 --warmup 5 --mass 1 --randomize-step true",
-                               "--sampler dp-penalty --epsilon 4 --warmup-fraction 0.2"}) {
-    const auto r = run_cli(base + ok + " --chains 1", dir);
-    EXPECT_EQ(r.exit_code, 0) << ok << ": " << r.err;
+  // A data file has its own rows: the synthetic data's options are refused with it.
+  write(dir / "d.csv", "x.1,x.2\n1,2\n3,4\n");
+  for (const std::string option : {"--n", "--data-seed"}) {
+    const auto r = run_cli("sample --sampler rwmh --seed 1 --data " + (dir / "d.csv").string() +
+                               " " + option + " 50 --out " + dir.string(),
+                           dir);
+    EXPECT_EQ(r.exit_code, 64) << option << ": " << r.err;
+    EXPECT_NE(r.err.find(option + ":"), std::string::npos) << r.err;
   }
+  // The options each sampler does read pass and take effect (dp-hmc reads --mass and
+  // --randomize-step too).
+  struct Accepted {
+    std::string args, key;
+    nlohmann::json value;
+  };
+  for (const Accepted& c :
+       {Accepted{"--sampler dp-hmc --epsilon 4 --mass 2 --randomize-step true", "mass", 2.0},
+        Accepted{"--sampler dp-hmc --epsilon 4 --mass 2 --randomize-step true",
+                 "randomized_step_size", true},
+        Accepted{"--sampler hmc --iter 20 --warmup 5 --mass 3", "mass", 3.0}}) {
+    const auto r = run_cli(base + c.args + " --chains 1", dir);
+    ASSERT_EQ(r.exit_code, 0) << c.args << ": " << r.err;
+    const auto report = nlohmann::json::parse(slurp(dir / "report.json"));
+    EXPECT_EQ(report["sampler"]["params"][c.key], c.value) << c.args;
+  }
+  const auto r = run_cli(base + "--sampler dp-penalty --epsilon 4 --warmup-fraction 0.2", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto run = nlohmann::json::parse(slurp(dir / "report.json"))["run"];
+  const auto planned = run["warmup"].get<int>() + run["samples"].get<int>();
+  EXPECT_EQ(run["warmup"].get<int>(), planned / 5) << run;  // floor(0.2 k)
 }
 
 TEST(CliBadInput, WrongVectorLength) {

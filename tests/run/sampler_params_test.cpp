@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
+#include <set>
 
 #include "core/error.hpp"
 #include "models/presets.hpp"
@@ -18,45 +20,82 @@ namespace {
 
 using nlohmann::json;
 
-TEST(SamplerKeys, HoldEveryKeyOfThePresetsDefaults) {
-  for (const auto& sampler : sampler_names()) {
-    const auto keys = sampler_keys(sampler);
-    EXPECT_FALSE(keys.empty()) << sampler;
-    for (const auto& p : presets()) {
-      const json defaults = sampler_params(p, sampler, json::object());
-      for (const auto& [k, v] : defaults.items())
-        EXPECT_TRUE(keys.count(k)) << sampler << " on " << p.name << ": key " << k;
+// Every key a preset sets for a sampler is one the sampler reads (else it is dead config), and
+// every entry is named after a sampler.
+TEST(SamplerKeys, PresetEntriesHoldOnlyKeysTheirSamplerReads) {
+  const auto names = sampler_names();
+  for (const auto& p : presets()) {
+    for (const auto& [sampler, entry] : p.samplers.items()) {
+      EXPECT_NE(std::find(names.begin(), names.end(), sampler), names.end())
+          << p.name << ": entry " << sampler;
+      const auto keys = sampler_keys(sampler);
+      for (const auto& [k, v] : entry.items()) {
+        if (k == "source") continue;
+        EXPECT_TRUE(keys.count(k)) << p.name << ", " << sampler << ": key " << k;
+      }
     }
   }
+  for (const auto& sampler : names) EXPECT_FALSE(sampler_keys(sampler).empty()) << sampler;
   EXPECT_TRUE(sampler_keys("nuts").empty());
 }
 
-// For each private sampler, on the first preset where its defaults build: setting any listed key
-// to a value of the wrong type must make the build fail, so the key is read. (The three
-// non-private samplers read theirs in kernel_factory, covered by the CLI tests.)
-TEST(SamplerKeys, EveryListedKeyOfAPrivateSamplerIsRead) {
-  for (const auto& entry : private_samplers()) {
-    // The number of data owners has no preset default.
-    const json base = entry.name == "dp-penalty-shared" ? json{{"owners", 2}} : json::object();
-    std::optional<std::string> built_on;
-    for (const auto& p : presets()) {
-      const auto model = p.make_model();
-      try {
-        (void)entry.build(entry.name, sampler_params(p, entry.name, base), *model, p.n);
-      } catch (const Error&) {
-        continue;  // no defaults for this sampler here, or a model it cannot use
-      }
-      built_on = p.name;
-      for (const auto& key : sampler_keys(entry.name)) {
-        json bad = base;
-        bad[key] = json::array({"not", "a", "value"});
-        EXPECT_THROW((void)entry.build(entry.name, sampler_params(p, entry.name, bad), *model, p.n),
-                     Error)
-            << entry.name << " on " << p.name << " ignores key " << key;
-      }
-      break;
+// A shared preset entry gives a sampler only the defaults it reads: dp-fast-mh-full, always on
+// the full batch, does not inherit dp-fast-mh's λ and K.
+TEST(SamplerKeys, SharedDefaultsAreRestrictedToTheKeysRead) {
+  const Preset& p = find_preset("mixture-fastmh-2d");
+  ASSERT_TRUE(p.samplers.at("dp-fast-mh").contains("lambda"));
+  const json full = sampler_params(p, "dp-fast-mh-full", json::object());
+  EXPECT_FALSE(full.contains("lambda"));
+  EXPECT_FALSE(full.contains("max_batch"));
+  EXPECT_EQ(full.at("proposal_sd"), p.samplers.at("dp-fast-mh").at("proposal_sd"));
+  EXPECT_TRUE(sampler_params(p, "dp-fast-mh", json::object()).contains("lambda"));
+}
+
+// Whether building `sampler` from `overrides` on preset `p` (private samplers: for the preset's
+// n rows; the others on at most 500 simulated rows) succeeds.
+bool builds(const std::string& sampler, const Preset& p, const json& overrides) {
+  const auto model = p.make_model();
+  try {
+    const json params = sampler_params(p, sampler, overrides);
+    if (const auto* entry = find_private_sampler(sampler)) {
+      (void)entry->build(sampler, params, *model, p.n);
+    } else {
+      const auto n =
+          p.load_data ? std::nullopt : std::optional<std::size_t>(std::min<std::size_t>(p.n, 500));
+      const Dataset data = simulate_preset(p, *model, 1, n);
+      (void)kernel_factory(sampler, params, *model, data);
     }
-    EXPECT_TRUE(built_on.has_value()) << entry.name << " builds on no preset";
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
+}
+
+// For every sampler and every key any sampler reads: a malformed value breaks the build exactly
+// when the key is in the sampler's list. A key read but not listed would be refused although
+// used; a key listed but not read would be accepted and ignored.
+TEST(SamplerKeys, ASamplerReadsExactlyItsListedKeys) {
+  std::set<std::string> every_key;
+  for (const auto& sampler : sampler_names()) every_key.merge(sampler_keys(sampler));
+  for (const auto& sampler : sampler_names()) {
+    // The number of data owners has no preset default.
+    const json base = sampler == "dp-penalty-shared" ? json{{"owners", 2}} : json::object();
+    // The first preset with defaults for it and a model it can use.
+    const Preset* preset = nullptr;
+    for (const auto& p : presets()) {
+      if (builds(sampler, p, base)) {
+        preset = &p;
+        break;
+      }
+    }
+    ASSERT_NE(preset, nullptr) << sampler << " builds on no preset";
+    const auto listed = sampler_keys(sampler);
+    for (const auto& key : every_key) {
+      json bad = base;
+      bad[key] = json::array({"not", "a", "value"});
+      EXPECT_EQ(!builds(sampler, *preset, bad), listed.count(key) == 1)
+          << sampler << " on " << preset->name << ", key " << key;
+    }
   }
 }
 
