@@ -70,9 +70,12 @@ TEST(CommittedResults, ClippingStudyCellsReproduce) {
                                       "sample/banana-flat-2d/hmc/clip=0.5/NA/1"});
 }
 
-// DP-Fast MH's (ε, δ)-certified releases and the mixture's grid posterior.
+// DP-Fast MH's (ε, δ)-certified releases and the mixture's grid posterior. The full-batch cell
+// was computed when dp-fast-mh-full still read the preset's K = 225 for a calibration it never
+// uses; it now calibrates with K = 1, and its draws, spend and metrics must not change.
 TEST(CommittedResults, FastMhCellsReproduce) {
-  expect_cells_reproduce("fastmh", {"sample/mixture-fastmh-2d/fastmh-e05/5/1"});
+  expect_cells_reproduce("fastmh", {"sample/mixture-fastmh-2d/fastmh-e05/5/1",
+                                    "sample/mixture-fastmh-2d/fastmh-full-e005/5/1"});
 }
 
 }  // namespace
