@@ -66,10 +66,22 @@ void check_sampler_keys(const std::string& sampler, const json& overrides) {
   const std::set<std::string> keys = sampler_keys(sampler);
   for (const auto& [k, v] : overrides.items()) {
     if (keys.count(k)) continue;
-    std::vector<std::string> names;
-    for (const auto& key : keys) names.push_back(key_name(key));
-    throw UsageError(fmt::format("{}: sampler '{}' does not read it; it reads {}", key_name(k),
-                                 sampler, fmt::join(names, ", ")));
+    // Keys without a command-line option (dp-fast-mh's free_branch, row_bound) come last and
+    // say so, so that a command-line user is not pointed at an option that does not exist.
+    std::vector<std::string> options;
+    std::vector<std::string> spec_only;
+    for (const auto& key : keys) {
+      if (option_of(key).empty()) {
+        spec_only.push_back(fmt::format("'{}'", key));
+      } else {
+        options.push_back(key_name(key));
+      }
+    }
+    std::string reads = fmt::format("{}", fmt::join(options, ", "));
+    if (!spec_only.empty())
+      reads += fmt::format("; in an experiment spec also {}", fmt::join(spec_only, ", "));
+    throw UsageError(
+        fmt::format("{}: sampler '{}' does not read it; it reads {}", key_name(k), sampler, reads));
   }
 }
 

@@ -122,6 +122,18 @@ TEST(SamplerKeys, CheckNamesTheUnreadKeyAndWhatTheSamplerReads) {
     EXPECT_NE(what.find("--thermostat (key 'A')"), std::string::npos) << what;
     EXPECT_NE(what.find("'dp-penalty'"), std::string::npos) << what;
     EXPECT_NE(what.find("--proposal-sd"), std::string::npos) << what;
+    EXPECT_EQ(what.find("spec"), std::string::npos) << what;
+  }
+  // dp-fast-mh's free_branch and row_bound have no option: listed apart, after the options.
+  try {
+    check_sampler_keys("dp-fast-mh", json{{"tau", 1.0}});
+    FAIL() << "an unread key was accepted";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("--max-batch, --proposal-sd; in an experiment spec also 'free_branch', "
+                        "'row_bound'"),
+              std::string::npos)
+        << what;
   }
 }
 
