@@ -24,19 +24,21 @@ int run(int argc, char** argv) {
   add_account_command(app);
   add_experiment_commands(app);
   set_command_line(argc, argv);
+  ExpandedArgs expanded;
   try {
     // --config files become ordinary arguments first (cli/config_file.hpp).
-    std::vector<std::string> args =
-        expand_config_files(std::vector<std::string>(argv, argv + argc));
-    std::vector<char*> expanded;
-    for (auto& a : args) expanded.push_back(a.data());
-    app.parse(static_cast<int>(expanded.size()), expanded.data());
+    expanded = expand_config_files(std::vector<std::string>(argv, argv + argc));
+    std::vector<char*> pointers;
+    for (auto& a : expanded.args) pointers.push_back(a.data());
+    app.parse(static_cast<int>(pointers.size()), pointers.data());
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with exit code 0; the rest are usage errors (EX_USAGE).
     const int code = app.exit(e);
-    return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+    if (code == 0) return 0;
+    fmt::print(stderr, "{}", config_origin_note(e.what(), expanded));
+    return static_cast<int>(ExitCode::usage);
   } catch (const Error& e) {
-    fmt::print(stderr, "dpmcmc: error: {}\n", e.what());
+    fmt::print(stderr, "dpmcmc: error: {}\n{}", e.what(), config_origin_note(e.what(), expanded));
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     fmt::print(stderr, "dpmcmc: internal error: {}\n", e.what());

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -87,7 +88,7 @@ bool given_on_command_line(const std::vector<std::string>& args, const std::stri
 
 }  // namespace
 
-std::vector<std::string> expand_config_files(const std::vector<std::string>& args) {
+ExpandedArgs expand_config_files(const std::vector<std::string>& args) {
   std::vector<std::string> out;
   std::vector<std::string> files;
   std::size_t insert_at = 0;  // after the subcommand name (the first non-option argument)
@@ -105,12 +106,14 @@ std::vector<std::string> expand_config_files(const std::vector<std::string>& arg
     out.push_back(a);
     if (insert_at == 0 && i > 0 && !a.empty() && a[0] != '-') insert_at = out.size();
   }
-  if (files.empty()) return args;
+  if (files.empty()) return {args, {}};
   if (insert_at == 0) insert_at = out.size();
   std::vector<std::string> from_files;
+  std::vector<std::pair<std::string, std::string>> origins;
   for (const auto& file : files) {
     for (const auto& item : read_config(file)) {
       if (given_on_command_line(out, item.key)) continue;
+      origins.emplace_back("--" + item.key, file);
       if (item.values.size() == 1 && (item.values[0] == "true" || item.values[0] == "false")) {
         // A boolean turns a flag on or leaves it off; options taking true/false get the value.
         if (item.values[0] == "true") from_files.push_back("--" + item.key);
@@ -124,7 +127,28 @@ std::vector<std::string> expand_config_files(const std::vector<std::string>& arg
   }
   out.insert(out.begin() + static_cast<std::ptrdiff_t>(insert_at), from_files.begin(),
              from_files.end());
-  return out;
+  return {out, origins};
+}
+
+std::string config_origin_note(const std::string& message, const ExpandedArgs& expanded) {
+  // Messages name their subject first ("--chains: expected ...", "... not expected: --A");
+  // options named later are context ("it reads --alpha, --tau") and get no note.
+  const auto is_name = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  };
+  std::size_t at = message.find("--");
+  while (at != std::string::npos &&
+         (at + 2 >= message.size() || !std::isalnum(static_cast<unsigned char>(message[at + 2]))))
+    at = message.find("--", at + 2);
+  if (at == std::string::npos) return "";
+  std::size_t end = at + 2;
+  while (end < message.size() && is_name(message[end])) ++end;
+  const std::string subject = message.substr(at, end - at);
+  for (const auto& [option, file] : expanded.from_file) {
+    if (option == subject)
+      return fmt::format("dpmcmc: note: {} was set by --config {}\n", option, file);
+  }
+  return "";
 }
 
 }  // namespace dpmcmc::cli

@@ -7,12 +7,23 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dpmcmc::cli {
 
+// The command line after expansion, and which options were taken from which file.
+struct ExpandedArgs {
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> from_file;  // (--option, file)
+};
+
 // Returns args with every `--config FILE` (or `--config=FILE`) replaced by the file's options.
 // Throws NoInputError for a missing file, ConfigError for an unreadable or invalid one.
-std::vector<std::string> expand_config_files(const std::vector<std::string>& args);
+ExpandedArgs expand_config_files(const std::vector<std::string>& args);
+
+// An error about an option the user did not type would send them looking at the command line:
+// for each option from a file that `message` names, a line "OPTION was set by --config FILE".
+std::string config_origin_note(const std::string& message, const ExpandedArgs& expanded);
 
 }  // namespace dpmcmc::cli
