@@ -122,6 +122,14 @@ SampleSpec to_spec(const SampleArgs& a) {
   if (a.randomize) o["randomized_step_size"] = *a.randomize;
   if (a.batch_sampling) o["batch_sampling"] = *a.batch_sampling;
   for (std::size_t i = 0; i < kHyper.size(); ++i) {
+    if (a.hyper[i]) o[kHyper[i].key] = *a.hyper[i];
+  }
+  // An option the sampler does not read is refused as such before its value is judged: "expected
+  // > 0" about an option the run would ignore points the user at the wrong fix.
+  const auto names = sampler_names();
+  if (std::find(names.begin(), names.end(), a.sampler) != names.end())
+    check_sampler_keys(a.sampler, o);
+  for (std::size_t i = 0; i < kHyper.size(); ++i) {
     if (!a.hyper[i]) continue;
     const double v = positive_option(option_of(kHyper[i].key), *a.hyper[i]);
     if (kHyper[i].whole && v != std::floor(v)) {

@@ -93,6 +93,8 @@ TEST(CliBadInput, OptionsTheSamplerDoesNotUse) {
   };
   for (const Case& c :
        {Case{"--sampler dp-penalty --epsilon 1 --thermostat 0.1", "--thermostat (key 'A')"},
+        // Refused for being unread, not for its value.
+        Case{"--sampler dp-penalty --epsilon 1 --thermostat -1", "'dp-penalty' does not read"},
         Case{"--sampler dp-sgld --epsilon 1 --proposal-sd 0.1", "--proposal-sd"},
         Case{"--sampler dp-barker --epsilon 1 --tau 2", "--tau"},
         Case{"--sampler rwmh --batch-sampling poisson", "--batch-sampling"},
