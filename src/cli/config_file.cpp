@@ -1,6 +1,7 @@
 #include "cli/config_file.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
@@ -113,16 +114,23 @@ ExpandedArgs expand_config_files(const std::vector<std::string>& args) {
   for (const auto& file : files) {
     for (const auto& item : read_config(file)) {
       if (given_on_command_line(out, item.key)) continue;
-      origins.emplace_back("--" + item.key, file);
-      if (item.values.size() == 1 && (item.values[0] == "true" || item.values[0] == "false")) {
-        // A boolean turns a flag on or leaves it off; options taking true/false get the value.
-        if (item.values[0] == "true") from_files.push_back("--" + item.key);
-        continue;
+      const std::string option = "--" + item.key;
+      // Two files giving one option would either fail in CLI11 naming neither file or, for a
+      // list option, silently join both lists.
+      for (const auto& [seen, seen_file] : origins) {
+        if (seen == option) {
+          throw ConfigError(fmt::format(
+              "--config {}: key '{}' is also set by --config {}; set it in one file (or on the "
+              "command line, which wins)",
+              file, item.key, seen_file));
+        }
       }
+      origins.emplace_back(option, file);
+      // `--key=value`, not `--key value`: a flag given `=true|false` takes it, and a value-taking
+      // option can neither miss its value nor take the next argument as one.
       std::string joined;
       for (const auto& v : item.values) joined += (joined.empty() ? "" : ",") + v;
-      from_files.push_back("--" + item.key);
-      from_files.push_back(joined);
+      from_files.push_back(option + "=" + joined);
     }
   }
   out.insert(out.begin() + static_cast<std::ptrdiff_t>(insert_at), from_files.begin(),
@@ -131,24 +139,30 @@ ExpandedArgs expand_config_files(const std::vector<std::string>& args) {
 }
 
 std::string config_origin_note(const std::string& message, const ExpandedArgs& expanded) {
-  // Messages name their subject first ("--chains: expected ...", "... not expected: --A");
-  // options named later are context ("it reads --alpha, --tau") and get no note.
+  // Whole option names only: "--tau" is not in "--tau-l", nor "--thin" in a path "/a--thin/".
   const auto is_name = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
   };
-  std::size_t at = message.find("--");
-  while (at != std::string::npos &&
-         (at + 2 >= message.size() || !std::isalnum(static_cast<unsigned char>(message[at + 2]))))
-    at = message.find("--", at + 2);
-  if (at == std::string::npos) return "";
-  std::size_t end = at + 2;
-  while (end < message.size() && is_name(message[end])) ++end;
-  const std::string subject = message.substr(at, end - at);
+  const auto names = [&](const std::string& option) {
+    for (auto at = message.find(option); at != std::string::npos;
+         at = message.find(option, at + 1)) {
+      const std::size_t end = at + option.size();
+      const bool starts = at == 0 || !(is_name(message[at - 1]) || message[at - 1] == '/');
+      if (starts && (end == message.size() || !is_name(message[end]))) return true;
+    }
+    return false;
+  };
+  // Grouped by file, in the order the files were given.
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_file;
   for (const auto& [option, file] : expanded.from_file) {
-    if (option == subject)
-      return fmt::format("dpmcmc: note: {} was set by --config {}\n", option, file);
+    if (!names(option)) continue;
+    if (by_file.empty() || by_file.back().first != file) by_file.push_back({file, {}});
+    by_file.back().second.push_back(option);
   }
-  return "";
+  std::string note;
+  for (const auto& [file, options] : by_file)
+    note += fmt::format("dpmcmc: note: set by --config {}: {}\n", file, fmt::join(options, ", "));
+  return note;
 }
 
 }  // namespace dpmcmc::cli

@@ -126,9 +126,7 @@ SampleSpec to_spec(const SampleArgs& a) {
   }
   // An option the sampler does not read is refused as such before its value is judged: "expected
   // > 0" about an option the run would ignore points the user at the wrong fix.
-  const auto names = sampler_names();
-  if (std::find(names.begin(), names.end(), a.sampler) != names.end())
-    check_sampler_keys(a.sampler, o);
+  check_sampler_keys(a.sampler, o);
   for (std::size_t i = 0; i < kHyper.size(); ++i) {
     if (!a.hyper[i]) continue;
     const double v = positive_option(option_of(kHyper[i].key), *a.hyper[i]);
@@ -136,7 +134,6 @@ SampleSpec to_spec(const SampleArgs& a) {
       throw UsageError(
           fmt::format("{}: expected a whole number >= 1, got {}", option_of(kHyper[i].key), v));
     }
-    o[kHyper[i].key] = v;
   }
   spec.epsilon = a.epsilon;
   spec.delta = a.delta;
@@ -148,7 +145,7 @@ SampleSpec to_spec(const SampleArgs& a) {
 
 // An option the run would not use is refused, not ignored: a private run's length is set by its
 // budget, a non-private run spends none, and a data file has its own rows. (Hyperparameters the
-// sampler does not read are refused by run_sample_job, with the same rule for experiment specs.)
+// sampler does not read are refused by to_spec, through check_sampler_keys.)
 void refuse_unused_options(const CLI::App& cmd, const std::string& sampler) {
   for (const char* option : {"--n", "--data-seed"}) {
     if (cmd.count("--data") > 0 && cmd.count(option) > 0) {

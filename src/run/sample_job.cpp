@@ -104,9 +104,7 @@ bool is_private_sampler(const std::string& sampler) {
 SampleOutcome run_sample_job(const SampleSpec& spec) {
   // A hyperparameter the sampler does not read would be ignored: refused instead, before the data
   // are loaded.
-  const auto names = sampler_names();
-  if (std::find(names.begin(), names.end(), spec.sampler) != names.end())
-    check_sampler_keys(spec.sampler, spec.overrides);
+  check_sampler_keys(spec.sampler, spec.overrides);
   const Preset& preset = find_preset(spec.preset);
   const auto model = preset.make_model();
   const std::uint64_t data_seed = spec.data_seed.value_or(spec.run.seed);

@@ -64,6 +64,9 @@ std::string key_name(const std::string& key) {
 
 void check_sampler_keys(const std::string& sampler, const json& overrides) {
   const std::set<std::string> keys = sampler_keys(sampler);
+  // Every sampler reads some key: none means an unknown name, refused as such where it is looked
+  // up (with the list of names), not here as "reads nothing".
+  if (keys.empty()) return;
   for (const auto& [k, v] : overrides.items()) {
     if (keys.count(k)) continue;
     // Keys without a command-line option (dp-fast-mh's free_branch, row_bound) come last and

@@ -34,7 +34,7 @@ std::string option_of(const std::string& key);
 std::string key_name(const std::string& key);
 
 // Throws UsageError when `overrides` holds a key `sampler` does not read, naming the key and the
-// ones it reads. A known sampler is assumed (unknown ones are refused where they are built).
+// ones it reads. An unknown sampler passes (it is refused by name where it is looked up).
 void check_sampler_keys(const std::string& sampler, const nlohmann::json& overrides);
 
 // A vector hyperparameter given as a number (returned as size 1, to be broadcast) or `dim` numbers.

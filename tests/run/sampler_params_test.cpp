@@ -114,6 +114,11 @@ TEST(SamplerKeys, OptionSpellings) {
 
 TEST(SamplerKeys, CheckNamesTheUnreadKeyAndWhatTheSamplerReads) {
   EXPECT_NO_THROW(check_sampler_keys("dp-penalty", json{{"tau", 1.0}, {"clip", 2.0}}));
+  // An unknown name passes (refused with the list of names elsewhere), so every known sampler
+  // must read some key for the check to apply to it.
+  EXPECT_NO_THROW(check_sampler_keys("dp-penalti", json{{"A", 1.0}}));
+  for (const auto& sampler : sampler_names())
+    EXPECT_FALSE(sampler_keys(sampler).empty()) << sampler;
   try {
     check_sampler_keys("dp-penalty", json{{"tau", 1.0}, {"A", 0.1}});
     FAIL() << "an unread key was accepted";
