@@ -11,6 +11,7 @@
 
 #include "core/rng.hpp"
 #include "samplers/logistic_correction.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -25,7 +26,7 @@ BENCHMARK(FitCorrection)->Unit(benchmark::kMillisecond);
 
 void SampleCorrection(benchmark::State& state) {
   const LogisticCorrection& c = logistic_correction(2.0);
-  NoiseRng rng = make_noise_rng(1, 0);
+  NoiseRng rng = test_noise_rng(1, 0);
   for (auto _ : state) benchmark::DoNotOptimize(c.sample(rng));
   state.SetItemsProcessed(state.iterations());
 }
@@ -33,7 +34,7 @@ BENCHMARK(SampleCorrection);
 
 void SampleBarkerNoise(benchmark::State& state) {
   const LogisticCorrection& c = logistic_correction(2.0);
-  NoiseRng rng = make_noise_rng(1, 0);
+  NoiseRng rng = test_noise_rng(1, 0);
   const double sigma = std::sqrt(2.0);
   for (auto _ : state) benchmark::DoNotOptimize(sigma * rng.normal() + c.sample(rng));
   state.SetItemsProcessed(state.iterations());

@@ -17,6 +17,7 @@
 #include "models/presets.hpp"
 #include "privacy/private_data.hpp"
 #include "samplers/dp_penalty_minibatch.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -52,7 +53,7 @@ void BM_MinibatchPenaltyIteration(benchmark::State& state) {
   config.batch = d.at("batch_size").get<std::size_t>();
   config.proposal = variant;
   EventLog log;
-  auto data = std::make_unique<PrivateData>(*p.model, p.data, make_noise_rng(1, 0), log,
+  auto data = std::make_unique<PrivateData>(*p.model, p.data, test_noise_rng(1, 0), log,
                                             ReleaseAllowance{{"llr_batch", kUnlimited}});
   DpPenaltyMinibatchKernel kernel(*p.model, std::move(data), config);
   kernel.init(p.preset->true_theta);
@@ -75,7 +76,7 @@ void BM_GradSumBatch(benchmark::State& state) {
   const Problem& p = banana2();
   const BatchSpec spec{static_cast<BatchSampling>(state.range(0)), 1000};
   EventLog log;
-  PrivateData data(*p.model, p.data, make_noise_rng(1, 0), log,
+  PrivateData data(*p.model, p.data, test_noise_rng(1, 0), log,
                    ReleaseAllowance{{"grad_batch", kUnlimited}});
   std::int64_t rows = 0;
   for (auto _ : state) {

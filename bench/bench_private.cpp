@@ -21,6 +21,7 @@
 #include "privacy/private_data.hpp"
 #include "samplers/dp_penalty.hpp"
 #include "samplers/dp_penalty_expfam.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -54,7 +55,7 @@ void BM_DpPenaltyIteration(benchmark::State& state) {
   config.proposal = variant;
   EventLog log;
   auto data = std::make_unique<PrivateData>(
-      *p.model, p.data, make_noise_rng(1, 0), log,
+      *p.model, p.data, test_noise_rng(1, 0), log,
       ReleaseAllowance{{"llr_sum", std::numeric_limits<std::uint64_t>::max()}});
   DpPenaltyKernel kernel(*p.model, std::move(data), config);
   kernel.init(p.preset->true_theta);
@@ -88,7 +89,7 @@ void BM_ExpFamIteration(benchmark::State& state) {
   DpPenaltyExpFamKernel kernel(
       model,
       std::make_unique<PrivateData>(
-          model, data, make_noise_rng(1, 0), log,
+          model, data, test_noise_rng(1, 0), log,
           ReleaseAllowance{{"suff_stat", std::numeric_limits<std::uint64_t>::max()}}),
       config);
   kernel.init(theta);

@@ -14,6 +14,7 @@
 #include "privacy/private_data.hpp"
 #include "run/sampler_params.hpp"
 #include "run/sgld_setup.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -48,7 +49,7 @@ void run(benchmark::State& state, const char* sampling, const Problem& p = gauss
   const PrivateSamplerSetup setup = setup_dp_sgld("dp-sgld", params, *p.model, p.data.rows());
   EventLog log;
   auto data = std::make_unique<PrivateData>(
-      *p.model, p.data, make_noise_rng(1, 0), log,
+      *p.model, p.data, test_noise_rng(1, 0), log,
       ReleaseAllowance{{kGradBatchLabel, std::numeric_limits<std::uint64_t>::max()}});
   auto kernel = setup.make_kernel(std::move(data));
   kernel->init(p.preset->true_theta);

@@ -12,6 +12,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "run/curator_files.hpp"
 #include "run/private_samplers.hpp"
 #include "run/sample_job.hpp"
 #include "run/sampler_params.hpp"
@@ -58,7 +59,7 @@ const std::vector<Hyperparameter> kHyper = {
 struct SampleArgs {
   std::string model = "banana-tempered-2d";
   std::string sampler = "hmc";
-  std::string data, out;
+  std::string data, out, noise_key_file;
   std::size_t n = 0;
   std::optional<std::uint64_t> seed, data_seed;
   int chains = 4, threads = 0;
@@ -135,6 +136,7 @@ SampleSpec to_spec(const SampleArgs& a) {
           fmt::format("{}: expected a whole number >= 1, got {}", option_of(kHyper[i].key), v));
     }
   }
+  if (!a.noise_key_file.empty()) spec.noise_key_file = a.noise_key_file;
   spec.epsilon = a.epsilon;
   spec.delta = a.delta;
   spec.accountants = a.accountants;
@@ -167,7 +169,8 @@ void refuse_unused_options(const CLI::App& cmd, const std::string& sampler) {
   }
   std::vector<std::string> private_names;
   for (const auto& e : private_samplers()) private_names.push_back(e.name);
-  for (const char* option : {"--epsilon", "--delta", "--accountants", "--warmup-fraction"}) {
+  for (const char* option :
+       {"--epsilon", "--delta", "--accountants", "--warmup-fraction", "--noise-key-file"}) {
     if (!private_sampler && cmd.count(option) > 0) {
       throw UsageError(
           fmt::format("{}: sampler '{}' is not private and spends no budget; private samplers: {}",
@@ -205,21 +208,32 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
     fmt::print("privacy: none (non-private baseline sampler)\n\n");
   }
   if (!out.summary.parameters.empty()) fmt::print("{}\n", format_summary(out.summary));
+  // A private run's accuracy against the exact posterior and its timings are computed from the
+  // private rows without noise: printed with the curator's label (DESIGN.md §5).
+  const bool private_run = out.plan.has_value();
+  const std::string curator = private_run ? fmt::format("[curator only: {}] ", kCuratorLabel) : "";
   for (const auto& ch : r.chains) {
-    fmt::print("chain {}: {}, acceptance {:.3f}, {:.2f} s\n", ch.chain + 1, to_string(ch.status),
-               ch.acceptance_rate(), ch.wall_seconds);
+    fmt::print("chain {}: {}, acceptance {:.3f}\n", ch.chain + 1, to_string(ch.status),
+               ch.acceptance_rate());
+  }
+  for (const auto& ch : r.chains) {
+    fmt::print("{}chain {}: {:.2f} s\n", curator, ch.chain + 1, ch.wall_seconds);
   }
   if (out.mmd) {
-    fmt::print("MMD to {} exact posterior draws: {:.4g} (bandwidth {:.3g})\n", spec.reference_draws,
-               out.mmd->mmd, out.mmd->bandwidth);
+    fmt::print("{}MMD to {} exact posterior draws: {:.4g} (bandwidth {:.3g})\n", curator,
+               spec.reference_draws, out.mmd->mmd, out.mmd->bandwidth);
   }
   if (out.mean_error)
-    fmt::print("distance of the sample mean from the posterior mean: {:.4g}\n", *out.mean_error);
+    fmt::print("{}distance of the sample mean from the posterior mean: {:.4g}\n", curator,
+               *out.mean_error);
   if (out.test_accuracy)
-    fmt::print("posterior predictive accuracy on the public test rows: {:.4f}\n",
+    fmt::print("{}posterior predictive accuracy on the public test rows: {:.4f}\n", curator,
                *out.test_accuracy);
   fmt::print("\ndraws:  {}/chain-*.csv ({} files)\nreport: {}\n", spec.out_dir.string(),
              out.draw_files.size(), out.report_file.string());
+  if (private_run) {
+    fmt::print("curator (not for release): {}\n", out.curator_file.parent_path().string());
+  }
   if (!r.complete()) {
     fmt::print("INTERRUPTED: the draws are valid but partial (see the last line of each CSV)\n");
   }
@@ -279,6 +293,11 @@ void add_sample_command(CLI::App& app) {
       ->check(CLI::IsMember({"poisson", "without_replacement"}));
   cmd->add_option("--epsilon", a->epsilon,
                   "Private samplers: the privacy budget epsilon shared by all chains");
+  cmd->add_option("--noise-key-file", a->noise_key_file,
+                  "Private samplers: the secret key of the privacy noise, read from PATH (or "
+                  "created there, mode 0600, when missing) so that the same seed and key rerun "
+                  "bit for bit; default: a fresh key from OS entropy, stored nowhere. Never "
+                  "publish it: with the key, the noise can be recomputed and subtracted");
   cmd->add_option("--delta", a->delta,
                   "Private samplers: delta (default: the preset's, see `dpmcmc models`; 0.1/n "
                   "with --data or another --n)");
@@ -303,7 +322,12 @@ void add_sample_command(CLI::App& app) {
       "is refused (exit 64), not ignored: --iter and --warmup with a private sampler, the "
       "privacy options with a non-private one, a hyperparameter the sampler does not read, --n "
       "or --data-seed with --data. "
-      "Output: DIR/chain-K.csv (Stan CSV) and DIR/report.json.");
+      "Output: DIR/chain-K.csv (Stan CSV) and DIR/report.json. A private run writes there only "
+      "what may be published (theta draws, columns that are functions of released values, the "
+      "planned and recorded spend); clip counts, batch sizes, timings and accuracy against the "
+      "exact posterior are computed from the private rows without noise and go to DIR.curator/ "
+      "(mode 0700, not for release). The seed is public; the noise comes from a secret key "
+      "(--noise-key-file).");
   cmd->callback([a, cmd] {
     refuse_unused_options(*cmd, a->sampler);
     const SampleSpec spec = to_spec(*a);

@@ -25,22 +25,13 @@ AlgorithmEngine::AlgorithmEngine(std::uint64_t seed, std::uint64_t chain, Stream
   engine_.seed(seq);
 }
 
-ChaChaEngine::ChaChaEngine(std::uint64_t seed, std::uint64_t chain) {
+ChaChaEngine::ChaChaEngine(const std::array<unsigned char, 32>& key) : key_(key) {
   ensure_sodium();
-  unsigned char input[12 + 16];
-  std::memcpy(input, "dpmcmc noise", 12);
-  for (int i = 0; i < 8; ++i) {
-    input[12 + i] = static_cast<unsigned char>(seed >> (8 * i));
-    input[20 + i] = static_cast<unsigned char>(chain >> (8 * i));
-  }
-  crypto_generichash(key_.data(), key_.size(), input, sizeof input, nullptr, 0);
 }
 
-ChaChaEngine ChaChaEngine::from_os_entropy() {
-  ensure_sodium();
-  ChaChaEngine e;
-  randombytes_buf(e.key_.data(), e.key_.size());
-  return e;
+ChaChaEngine::~ChaChaEngine() {
+  sodium_memzero(key_.data(), key_.size());
+  sodium_memzero(buffer_.data(), sizeof buffer_);
 }
 
 void ChaChaEngine::refill() {

@@ -1,9 +1,10 @@
-// Random streams (DESIGN.md §4). Each chain owns two independent streams derived from
-// (seed, chain id): the algorithm stream (proposals, momenta, uniforms, batches) and the privacy
-// noise stream (the Gaussian noise of releases). The algorithm stream is std::mt19937_64, whose
-// output sequence the C++ standard fixes, seeded through std::seed_seq (also fully specified), so
-// draws are identical on every conforming platform. The noise stream is the ChaCha20 keystream
-// of libsodium, keyed by a BLAKE2b hash of (seed, chain) or by OS entropy when no seed is given.
+// Random streams (DESIGN.md §4). Each chain owns two independent streams: the public algorithm
+// stream of (seed, chain id) (proposals, momenta, accept-test uniforms, starting points) and the
+// secret privacy noise stream of (noise key, seed, chain id) (the noise of releases and subsample
+// membership; core/noise_key.hpp). The algorithm stream is std::mt19937_64, whose output sequence
+// the C++ standard fixes, seeded through std::seed_seq (also fully specified), so draws are
+// identical on every conforming platform. The noise stream is the ChaCha20 keystream of
+// libsodium under a key derived from the secret noise key: nothing public determines it.
 //
 // Variates are computed here rather than with <random> distributions, whose algorithms the
 // standard leaves to the implementation: reproducibility must not depend on the library.
@@ -15,6 +16,8 @@
 #include <limits>
 #include <optional>
 #include <random>
+
+#include "core/noise_key.hpp"
 
 namespace dpmcmc {
 
@@ -38,16 +41,16 @@ class AlgorithmEngine {
 class ChaChaEngine {
  public:
   using result_type = std::uint64_t;
-  // Keyed by BLAKE2b-256("dpmcmc noise" || seed || chain): reproducible runs.
-  ChaChaEngine(std::uint64_t seed, std::uint64_t chain);
-  // Keyed by 256 bits of operating-system entropy: nobody, not even the user, can replay it.
-  static ChaChaEngine from_os_entropy();
+  // The keystream of a 256-bit ChaCha20 key (NoiseKey::stream_key).
+  explicit ChaChaEngine(const std::array<unsigned char, 32>& key);
+  ChaChaEngine(const ChaChaEngine&) = default;
+  ChaChaEngine& operator=(const ChaChaEngine&) = default;
+  ~ChaChaEngine();
   result_type operator()();
   static constexpr result_type min() { return 0; }
   static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
 
  private:
-  ChaChaEngine() = default;
   void refill();
   static constexpr std::size_t kBlockBytes = 64;
   static constexpr std::size_t kBufferBlocks = 16;
@@ -144,9 +147,11 @@ inline Rng make_rng(std::uint64_t seed, std::uint64_t chain, Stream stream = Str
   return Rng(AlgorithmEngine(seed, chain, stream));
 }
 
-// The privacy noise generator of chain `chain`: from the seed when given, else OS entropy.
-inline NoiseRng make_noise_rng(std::optional<std::uint64_t> seed, std::uint64_t chain) {
-  return seed ? NoiseRng(ChaChaEngine(*seed, chain)) : NoiseRng(ChaChaEngine::from_os_entropy());
+// The privacy noise generator of chain `chain` (and data owner `owner`, for data shared among
+// several owners) of a run with public seed `seed`, keyed by the secret noise key.
+inline NoiseRng make_noise_rng(const NoiseKey& key, std::uint64_t seed, std::uint64_t chain,
+                               std::uint64_t owner = 0) {
+  return NoiseRng(ChaChaEngine(key.stream_key(seed, chain, owner)));
 }
 
 }  // namespace dpmcmc

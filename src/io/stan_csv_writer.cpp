@@ -233,6 +233,7 @@ void StanCsvWriter::write_draw(double lp, double accept_stat, std::span<const do
 }
 
 void StanCsvWriter::write_timing(const StanCsvTiming& timing) {
+  if (!layout_.write_timing) return;
   // Stan's exact layout, which ArviZ parses into warmup/sampling/total_time_seconds.
   file_.write(
       fmt::format("# \n"

@@ -70,6 +70,10 @@ struct StanCsvLayout {
   // Parameter columns, Stan's dotted 1-based names: a name [A-Za-z_][A-Za-z0-9_]* optionally
   // followed by indices ".1", ".2.3" (ArviZ turns "theta.1", "theta.2" into an array theta).
   std::vector<std::string> param_names;
+  // Stan's "Elapsed Time" block at the end. Off for a private run's published draws: how long a
+  // run took can depend on its private rows (batch sizes, data-dependent work), so its timings
+  // go to the curator's files (DESIGN.md §5).
+  bool write_timing = true;
 };
 
 struct StanCsvOptions {

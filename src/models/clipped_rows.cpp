@@ -8,28 +8,26 @@
 
 namespace dpmcmc {
 
-void llr_rows_checked(const Model& model, const Vec& theta, const Vec& theta_prime,
-                      const RowBlock& rows, Eigen::Ref<Vec> r, std::string_view who) {
+std::size_t llr_rows_mapped(const Model& model, const Vec& theta, const Vec& theta_prime,
+                            const RowBlock& rows, Eigen::Ref<Vec> r) {
   model.log_lik_ratio_rows(theta, theta_prime, rows, r);
-  // ±∞ (a row impossible under one of θ, θ′) has a clipped value; NaN has none.
-  if (r.hasNaN()) {
-    throw SoftwareError(fmt::format("{}: model '{}' returned NaN for a row's log-likelihood ratio",
-                                    who, model.name()));
-  }
+  // ±∞ (a row impossible under one of θ, θ′) has a clipped value; NaN has none and becomes 0.
+  const auto nan = r.array().isNaN();
+  const auto count = static_cast<std::size_t>(nan.count());
+  if (count > 0) r = nan.select(0.0, r.array());
+  return count;
 }
 
 void add_clipped_llr(const Model& model, const Vec& theta, const Vec& theta_prime,
-                     const RowBlock& rows, double bound, Eigen::Ref<Vec> r, ClippedLlr& acc,
-                     std::string_view who) {
-  llr_rows_checked(model, theta, theta_prime, rows, r, who);
+                     const RowBlock& rows, double bound, Eigen::Ref<Vec> r, ClippedLlr& acc) {
+  acc.clipped += llr_rows_mapped(model, theta, theta_prime, rows, r);
   acc.clipped += static_cast<std::size_t>((r.array().abs() > bound).count());
   acc.sum += r.array().max(-bound).min(bound).sum();
   acc.rows += static_cast<std::size_t>(rows.rows());
 }
 
 ClippedLlr clipped_llr_sum(const Model& model, const Dataset& data, const Vec& theta,
-                           const Vec& theta_prime, double bound, Vec& scratch,
-                           std::string_view who) {
+                           const Vec& theta_prime, double bound, Vec& scratch) {
   ClippedLlr out;
   const std::size_t n = data.rows();
   const auto block =
@@ -38,23 +36,26 @@ ClippedLlr clipped_llr_sum(const Model& model, const Dataset& data, const Vec& t
   for (std::size_t begin = 0; begin < n; begin += kClipBlockRows) {
     const std::size_t count = std::min(kClipBlockRows, n - begin);
     add_clipped_llr(model, theta, theta_prime, data.block(begin, count), bound,
-                    scratch.head(static_cast<Eigen::Index>(count)), out, who);
+                    scratch.head(static_cast<Eigen::Index>(count)), out);
   }
   return out;
 }
 
 void add_clipped_grads(const Model& model, const Vec& theta, const RowBlock& rows, double bound,
-                       Eigen::Ref<Mat> g, Eigen::Ref<Vec> norms, Vec& sum, std::size_t& clipped,
-                       std::string_view who) {
+                       Eigen::Ref<Mat> g, Eigen::Ref<Vec> norms, Vec& sum, std::size_t& clipped) {
   model.grad_log_lik_rows(theta, rows, g);
-  if (!g.allFinite()) {
-    throw SoftwareError(
-        fmt::format("{}: model '{}' returned a non-finite per-row gradient", who, model.name()));
-  }
-  // Scale factor min(1, bound/‖g_i‖) per row; the clipped sum is then Gᵀ·factor.
+  // Scale factor min(1, bound/‖g_i‖) per row; the clipped sum is then Gᵀ·factor. A row whose
+  // gradient is not finite (its norm is NaN or ∞) gets factor 0 and its values are zeroed (0·∞ is
+  // NaN): it contributes the zero vector, which is inside the clip ball.
   norms = g.rowwise().norm();
-  clipped += static_cast<std::size_t>((norms.array() > bound).count());
-  norms = (norms.array() > bound).select(bound / norms.array(), 1.0);
+  const auto broken = !norms.array().isFinite();
+  if (broken.any()) {
+    for (Eigen::Index i = 0; i < g.rows(); ++i) {
+      if (!std::isfinite(norms[i])) g.row(i).setZero();
+    }
+  }
+  clipped += static_cast<std::size_t>((broken || norms.array() > bound).count());
+  norms = broken.select(0.0, (norms.array() > bound).select(bound / norms.array(), 1.0));
   sum.noalias() += g.transpose() * norms;
 }
 

@@ -9,9 +9,14 @@
 //     (DP HMC's gradient release; DP-SGLD and DP-SGNHT).
 // The full-data releases and the gradient releases (privacy/private_data) and the non-private
 // clipping rule (samplers/clipped_llr) call these, so the clipped value a release adds noise to
-// and the one the clipping study measures are the same function. ±∞ ratios are clipped like any
-// large value; a NaN ratio or a non-finite gradient means a broken model and throws SoftwareError,
-// naming `who` and the model.
+// and the one the clipping study measures are the same function.
+//
+// Non-finite values (issue #23, docs/decisions.md "Non-finite private values"): a private row must
+// never decide, outside a release, whether a release happens or a run fails — an exception or a
+// skipped release triggered by one row would reveal that row without noise. So every row gets a
+// value inside the clip range: ±∞ ratios are clipped like any large value, a NaN ratio counts as
+// 0, and a per-row gradient that is not finite (NaN or ±∞ in some component) counts as the zero
+// vector. Such rows are counted with the clipped ones (curator diagnostics only).
 #pragma once
 
 #include <cstddef>
@@ -29,29 +34,28 @@ inline constexpr std::size_t kClipBlockRows = 4096;
 
 struct ClippedLlr {
   double sum = 0.0;         // Σ_i clip(r_i, ±bound), untempered
-  std::size_t clipped = 0;  // rows with |r_i| > bound
+  std::size_t clipped = 0;  // rows with |r_i| > bound or r_i NaN
   std::size_t rows = 0;
 };
 
-// r_i of every row of `rows` into r (r.size() == rows.rows()); SoftwareError on a NaN.
-void llr_rows_checked(const Model& model, const Vec& theta, const Vec& theta_prime,
-                      const RowBlock& rows, Eigen::Ref<Vec> r, std::string_view who);
+// r_i of every row of `rows` into r (r.size() == rows.rows()), a NaN r_i replaced by 0; returns
+// how many were NaN.
+std::size_t llr_rows_mapped(const Model& model, const Vec& theta, const Vec& theta_prime,
+                            const RowBlock& rows, Eigen::Ref<Vec> r);
 
 // Adds the block's Σ clip(r_i, ±bound) and its count of |r_i| > bound to acc (r is scratch of
 // rows.rows() values).
 void add_clipped_llr(const Model& model, const Vec& theta, const Vec& theta_prime,
-                     const RowBlock& rows, double bound, Eigen::Ref<Vec> r, ClippedLlr& acc,
-                     std::string_view who);
+                     const RowBlock& rows, double bound, Eigen::Ref<Vec> r, ClippedLlr& acc);
 
 // Σ_i clip(r_i, ±bound) over all rows of `data`, block by block (scratch is resized as needed).
 ClippedLlr clipped_llr_sum(const Model& model, const Dataset& data, const Vec& theta,
-                           const Vec& theta_prime, double bound, Vec& scratch,
-                           std::string_view who);
+                           const Vec& theta_prime, double bound, Vec& scratch);
 
-// Adds Σ_i g_i·min(1, bound/‖g_i‖₂) over the block's rows to sum and its count of ‖g_i‖₂ > bound
-// to clipped (g: rows.rows() × d scratch, norms: rows.rows() scratch).
+// Adds Σ_i g_i·min(1, bound/‖g_i‖₂) over the block's rows to sum (non-finite g_i as 0) and its
+// count of rows with ‖g_i‖₂ > bound or non-finite to clipped (g: rows.rows() × d scratch, norms:
+// rows.rows() scratch).
 void add_clipped_grads(const Model& model, const Vec& theta, const RowBlock& rows, double bound,
-                       Eigen::Ref<Mat> g, Eigen::Ref<Vec> norms, Vec& sum, std::size_t& clipped,
-                       std::string_view who);
+                       Eigen::Ref<Mat> g, Eigen::Ref<Vec> norms, Vec& sum, std::size_t& clipped);
 
 }  // namespace dpmcmc

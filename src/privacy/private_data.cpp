@@ -126,7 +126,7 @@ ScalarRelease PrivateData::llr_sum(const Vec& theta, const Vec& theta_prime, dou
                                     label, theta.size(), theta_prime.size(), model_.dim()));
   }
 
-  const ClippedLlr c = clipped_llr_sum(model_, data_, theta, theta_prime, bound, scratch_, who);
+  const ClippedLlr c = clipped_llr_sum(model_, data_, theta, theta_prime, bound, scratch_);
 
   const double t = model_.temperature();
   ScalarRelease out;
@@ -157,7 +157,7 @@ VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise
   for (std::size_t begin = 0; begin < n; begin += kBlockRows) {
     const auto count = static_cast<Eigen::Index>(std::min(kBlockRows, n - begin));
     add_clipped_grads(model_, theta, data_.block(begin, static_cast<std::size_t>(count)), bound,
-                      grad_scratch_.topRows(count), norm_scratch_.head(count), sum, clipped, who);
+                      grad_scratch_.topRows(count), norm_scratch_.head(count), sum, clipped);
   }
 
   const double t = model_.temperature();
@@ -195,7 +195,7 @@ VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double
     const std::size_t count = std::min(kBlockRows, idx.size() - begin);
     const auto c = static_cast<Eigen::Index>(count);
     add_clipped_grads(model_, theta, gather(idx.subspan(begin, count)), bound,
-                      grad_scratch_.topRows(c), norm_scratch_.head(c), sum, clipped, who);
+                      grad_scratch_.topRows(c), norm_scratch_.head(c), sum, clipped);
   }
 
   const double t = model_.temperature();
@@ -240,8 +240,7 @@ ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& thet
   }
 
   const auto idx = batches_.draw(spec, n, noise_);
-  const auto [shift, sum, sum_sq, clipped] =
-      clipped_ratio_moments(theta, theta_prime, bound, idx, who);
+  const auto [shift, sum, sum_sq, clipped] = clipped_ratio_moments(theta, theta_prime, bound, idx);
   const double b = static_cast<double>(batch);
   const double a = static_cast<double>(n) * t / b;
   const double total = sum + b * shift;                                    // R
@@ -338,14 +337,13 @@ VectorRelease PrivateData::suff_stat(const SufficientStatistic& s, double noise_
 
 PrivateData::RatioMoments PrivateData::clipped_ratio_moments(const Vec& theta,
                                                              const Vec& theta_prime, double bound,
-                                                             std::span<const std::size_t> idx,
-                                                             const std::string& who) {
+                                                             std::span<const std::size_t> idx) {
   RatioMoments m;
   for (std::size_t begin = 0; begin < idx.size(); begin += kBlockRows) {
     const std::size_t count = std::min(kBlockRows, idx.size() - begin);
     const RowBlock rows = gather(idx.subspan(begin, count));
     auto r = scratch_.head(static_cast<Eigen::Index>(count));
-    llr_rows_checked(model_, theta, theta_prime, rows, r, who);
+    m.clipped += llr_rows_mapped(model_, theta, theta_prime, rows, r);
     m.clipped += static_cast<std::size_t>((r.array().abs() > bound).count());
     r = r.array().max(-bound).min(bound);
     if (begin == 0) m.shift = r[0];

@@ -159,14 +159,13 @@ class PrivateData final : public DataOwner {
   // Σ (r − shift) and Σ (r − shift)² of the clipped log-likelihood ratios r = clip(log p(x|θ′) −
   // log p(x|θ), ±bound) of the rows `idx`, about shift = the first clipped ratio (Σr² − R²/b is
   // shift-invariant, and centring avoids cancelling two large nearly equal sums), and how many
-  // were clipped. SoftwareError naming `who` (e.g. "release 'llr_batch'") when the model returns
-  // NaN.
+  // were clipped (NaN ratios count as 0 and as clipped: models/clipped_rows.hpp).
   struct RatioMoments {
     double shift = 0.0, sum = 0.0, sum_sq = 0.0;
     std::size_t clipped = 0;
   };
   RatioMoments clipped_ratio_moments(const Vec& theta, const Vec& theta_prime, double bound,
-                                     std::span<const std::size_t> idx, const std::string& who);
+                                     std::span<const std::size_t> idx);
 
   const Model& model_;
   const Dataset& data_;

@@ -35,8 +35,7 @@ ScalarRelease PrivateData::llr_batch_barker(const Vec& theta, const Vec& theta_p
   const double bound = std::sqrt(b) / n0;        // Theorem 3.3's clip: T|r| ≤ √b/n
   const BatchSpec spec{BatchSampling::without_replacement, batch};
   const auto idx = batches_.draw(spec, n, noise_);
-  const auto [shift, sum, sum_sq, clipped] =
-      clipped_ratio_moments(theta, theta_prime, bound, idx, who);
+  const auto [shift, sum, sum_sq, clipped] = clipped_ratio_moments(theta, theta_prime, bound, idx);
   const double a = n0 / b;  // nT/b
   const double lambda = a * (sum + b * shift);
   // σ_b² = (nT)²/b · (1/b)Σ(r − r̄)² = a²(Σ(r − s)² − (Σ(r − s))²/b).

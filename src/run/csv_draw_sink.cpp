@@ -6,15 +6,38 @@
 
 namespace dpmcmc {
 
+namespace {
+
+std::vector<std::size_t> all_of(std::size_t n) {
+  std::vector<std::size_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+}  // namespace
+
 CsvDrawSink::CsvDrawSink(std::filesystem::path path, StanCsvLayout layout)
-    : path_(std::move(path)), layout_(std::move(layout)) {
+    : CsvDrawSink(std::move(path), layout, all_of(layout.sampler_columns.size()),
+                  layout.sampler_columns.size()) {}
+
+CsvDrawSink::CsvDrawSink(std::filesystem::path path, StanCsvLayout layout,
+                         std::vector<std::size_t> keep, std::size_t extras)
+    : path_(std::move(path)), layout_(std::move(layout)), keep_(std::move(keep)), extras_(extras) {
+  if (keep_.size() != layout_.sampler_columns.size()) {
+    throw SoftwareError(fmt::format("CsvDrawSink: {} kept columns, {} names", keep_.size(),
+                                    layout_.sampler_columns.size()));
+  }
+  for (const std::size_t k : keep_) {
+    if (k >= extras_) throw SoftwareError("CsvDrawSink: a kept column is not a sampler column");
+  }
+  picked_.resize(keep_.size());
   // Open now, on the calling thread, so an unwritable output fails before any chain runs.
   writer_.emplace(path_, layout_);
   start_ = warmup_end_ = Clock::now();
 }
 
 void CsvDrawSink::header(const std::vector<std::string>& columns) {
-  const std::size_t expected = 2 + layout_.sampler_columns.size() + layout_.param_names.size();
+  const std::size_t expected = 2 + extras_ + layout_.param_names.size();
   if (columns.size() != expected) {
     throw SoftwareError(
         fmt::format("CsvDrawSink: runner has {} columns, layout {}", columns.size(), expected));
@@ -23,9 +46,9 @@ void CsvDrawSink::header(const std::vector<std::string>& columns) {
 }
 
 void CsvDrawSink::row(std::span<const double> values) {
-  const std::size_t ns = layout_.sampler_columns.size();
-  const auto sampler = values.subspan(2, ns);
-  const auto params = values.subspan(2 + ns);
+  for (std::size_t i = 0; i < keep_.size(); ++i) picked_[i] = values[2 + keep_[i]];
+  const std::span<const double> sampler(picked_);
+  const auto params = values.subspan(2 + extras_);
   if (sampling_) {
     writer_->write_draw(values[0], values[1], sampler, params);
   } else {

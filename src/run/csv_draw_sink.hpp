@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "io/stan_csv_writer.hpp"
 #include "run/draw_sink.hpp"
@@ -18,6 +19,11 @@ class CsvDrawSink final : public DrawSink {
   // `layout` must list the kernel's sampler columns and the parameter names in the runner's
   // column order (lp__, accept_stat__, sampler columns, parameters).
   CsvDrawSink(std::filesystem::path path, StanCsvLayout layout);
+  // Writes only the sampler columns at positions `keep` (0-based among the runner's `extras`
+  // sampler columns, in order); layout.sampler_columns names them. A private run's published
+  // draws keep the kernel's publishable columns only (Kernel::publishable_columns).
+  CsvDrawSink(std::filesystem::path path, StanCsvLayout layout, std::vector<std::size_t> keep,
+              std::size_t extras);
 
   void header(const std::vector<std::string>& columns) override;
   void row(std::span<const double> values) override;
@@ -28,6 +34,9 @@ class CsvDrawSink final : public DrawSink {
   using Clock = std::chrono::steady_clock;
   std::filesystem::path path_;
   StanCsvLayout layout_;
+  std::vector<std::size_t> keep_;
+  std::size_t extras_ = 0;
+  std::vector<double> picked_;
   std::optional<StanCsvWriter> writer_;
   bool sampling_ = false;
   Clock::time_point start_, warmup_end_;

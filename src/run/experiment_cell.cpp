@@ -82,6 +82,10 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   s.run.chains = spec.chains;
   s.run.seed = c.seed;
   s.seed_given = true;
+  if (c.epsilon && spec.noise_key_file) {
+    s.noise_key = std::make_shared<const NoiseKey>(
+        NoiseKey::from_file(*spec.noise_key_file, NoiseKey::FilePolicy::public_allowed));
+  }
   s.run.warmup = c.sampler.warmup.value_or(spec.warmup);
   s.run.samples = c.sampler.samples.value_or(spec.samples);
   s.run.threads = 1;  // the experiment runs cells in parallel instead
@@ -143,7 +147,7 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   if (wants(spec, "sym_kl") && out.sym_kl) row.set("sym_kl", finite(*out.sym_kl));
   if (wants(spec, "test_accuracy") && out.test_accuracy)
     row.set("test_accuracy", finite(*out.test_accuracy));
-  const json& accuracy = out.report["accuracy"];
+  const json& accuracy = out.accuracy;
   if (wants(spec, "cov_error") && accuracy.contains("cov_error") &&
       accuracy["cov_error"].is_number())
     row.set("cov_error", finite(accuracy["cov_error"].get<double>()));

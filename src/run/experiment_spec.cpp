@@ -33,7 +33,7 @@ const std::vector<std::string> kTopKeys = {
     "params",  "epsilons",        "delta",       "repeats",       "chains",
     "n",       "iterations",      "init",        "paired_starts", "warmup_fraction",
     "metrics", "reference_draws", "accountants", "seed",          "profiles",
-    "sweep"};
+    "sweep",   "noise_key_file"};
 const std::vector<std::string> kProfileKeys = {
     "models",        "samplers",        "params",  "epsilons",        "delta",
     "repeats",       "chains",          "n",       "iterations",      "init",
@@ -515,6 +515,8 @@ ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::pat
                            fmt::join(names, ", ")));
     }
   }
+  if (d.contains("noise_key_file"))
+    spec.noise_key_file = file.parent_path() / r.string(d.at("noise_key_file"), "noise_key_file");
   if (d.contains("seed")) {
     spec.seed = r.whole(d.at("seed"), "seed", 0);
   } else if (spec.kind == ExperimentKind::sample) {

@@ -99,6 +99,12 @@ struct ExperimentSpec {
   // account: the accountants tabulated (empty: every registered one).
   std::vector<std::string> accountants;
   std::uint64_t seed = 0;
+  // The noise key of the private cells (core/noise_key.hpp): a key file beside the spec (its path
+  // relative to the spec's folder), read even when others can read it — an experiment on public
+  // synthetic data publishes no private data — or, without one, a fresh key per cell. The key is
+  // not part of the spec's hash: rows drawn under different keys are draws of the same
+  // experiment; the key file only makes a rerun identical bit for bit.
+  std::optional<std::filesystem::path> noise_key_file;
   // The spec after the profile, as canonical JSON (written to OUT/spec.json, shown in the report).
   nlohmann::json resolved;
 };

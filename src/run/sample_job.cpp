@@ -15,6 +15,7 @@
 #include "privacy/private_data.hpp"
 #include "privacy/spend_meter.hpp"
 #include "run/csv_draw_sink.hpp"
+#include "run/curator_files.hpp"
 #include "run/kept_draws.hpp"
 #include "run/private_samplers.hpp"
 #include "run/sampler_params.hpp"
@@ -55,8 +56,36 @@ json owners_privacy_report(const PrivateRunPlan& plan, const std::vector<EventLo
   return report;
 }
 
-std::vector<std::string> kernel_columns(const KernelFactory& factory) {
-  return factory(0)->extra_columns();
+// The kernel's sampler columns, and where each goes: every column of a non-private kernel is
+// published (it keeps no boundary); a private kernel publishes only its publishable_columns(),
+// the others are the curator's (DESIGN.md §5).
+struct ColumnSplit {
+  std::vector<std::string> all, published, curator;
+  std::vector<std::size_t> published_at, curator_at;
+};
+
+ColumnSplit split_columns(const KernelFactory& factory, bool private_run) {
+  const auto kernel = factory(0);
+  ColumnSplit c;
+  c.all = kernel->extra_columns();
+  const auto pub = kernel->publishable_columns();
+  for (std::size_t i = 0; i < c.all.size(); ++i) {
+    const bool ok = !private_run || std::find(pub.begin(), pub.end(), c.all[i]) != pub.end();
+    (ok ? c.published : c.curator).push_back(c.all[i]);
+    (ok ? c.published_at : c.curator_at).push_back(i);
+  }
+  return c;
+}
+
+// The summary rows of `names` only.
+Summary summary_of(const Summary& all, const std::vector<std::string>& names, bool keep) {
+  Summary out = all;
+  out.parameters.clear();
+  for (const auto& p : all.parameters) {
+    if ((std::find(names.begin(), names.end(), p.name) != names.end()) == keep)
+      out.parameters.push_back(p);
+  }
+  return out;
 }
 
 }  // namespace
@@ -132,6 +161,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   // Event logs per chain and data owner (one owner unless the sampler shares the data).
   std::vector<std::vector<EventLog>> logs(static_cast<std::size_t>(run.chains));
   std::vector<Dataset> shards;
+  std::optional<NoiseKey> noise_key;
   if (const PrivateSamplerEntry* entry = find_private_sampler(spec.sampler)) {
     if (!spec.epsilon)
       throw UsageError(fmt::format("--epsilon: sampler '{}' is private and needs a privacy budget",
@@ -160,32 +190,32 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     }
     run.warmup = run.per_chain.front().warmup;
     run.samples = run.per_chain.front().samples;
-    const std::optional<std::uint64_t> noise_seed =
-        spec.seed_given ? std::optional<std::uint64_t>(run.seed) : std::nullopt;
+    noise_key = spec.noise_key        ? *spec.noise_key
+                : spec.noise_key_file ? NoiseKey::from_file(*spec.noise_key_file)
+                                      : NoiseKey::fresh();
     std::vector<ReleaseAllowance> allowances;
     for (const auto k : out.plan->split.per_chain) {
       allowances.push_back(allowance_for(setup.per_iteration, k));
     }
     const std::size_t owners = setup.owners;
     for (auto& chain_logs : logs) chain_logs.resize(owners);
-    factory = [&model, &data, &logs, &shards, setup = std::move(setup), allowances, noise_seed,
-               delta = budget.delta,
+    factory = [&model, &data, &logs, &shards, setup = std::move(setup), allowances,
+               key = *noise_key, seed = run.seed, delta = budget.delta,
                first = run.first_chain](int chain) -> std::unique_ptr<Kernel> {
       const auto index = static_cast<std::size_t>(chain - first);
       std::unique_ptr<PrivateKernel> kernel;
       if (shards.empty()) {
         kernel = setup.make_kernel(std::make_unique<PrivateData>(
-            *model, data, make_noise_rng(noise_seed, static_cast<std::uint64_t>(chain)),
+            *model, data, make_noise_rng(key, seed, static_cast<std::uint64_t>(chain)),
             logs[index][0], allowances[index]));
       } else {
-        // Owner i's noise stream is keyed by (seed, chain + i·2³²): chain ids stay below 2³², so
-        // no two parties of a run share a stream (owner 0's is the single-owner stream).
+        // Owner i's noise stream is that of (key, seed, chain, owner i): no two parties of a run
+        // share a stream (owner 0's is the single-owner stream).
         std::vector<std::unique_ptr<DataOwner>> parties;
         for (std::size_t i = 0; i < shards.size(); ++i) {
-          const std::uint64_t key = static_cast<std::uint64_t>(chain) + (std::uint64_t{i} << 32);
-          parties.push_back(std::make_unique<PrivateData>(*model, shards[i],
-                                                          make_noise_rng(noise_seed, key),
-                                                          logs[index][i], allowances[index]));
+          parties.push_back(std::make_unique<PrivateData>(
+              *model, shards[i], make_noise_rng(key, seed, static_cast<std::uint64_t>(chain), i),
+              logs[index][i], allowances[index]));
         }
         kernel = setup.make_group_kernel(std::make_unique<OwnerGroup>(std::move(parties)));
       }
@@ -199,8 +229,11 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   } else {
     factory = kernel_factory(spec.sampler, params, *model, data);
   }
-  const std::vector<std::string> extra = kernel_columns(factory);
-  // kernel_columns built chain 0's kernel once; its PrivateData made no release.
+  const bool private_run = out.plan.has_value();
+  const ColumnSplit columns = split_columns(factory, private_run);
+  // split_columns built chain 0's kernel once; its PrivateData made no release.
+  const std::filesystem::path curator = curator_dir(spec.out_dir);
+  if (private_run) prepare_curator_dir(curator);
   if (!spec.init_given) {
     run.init.centre = preset.start_centre;
     // The Section 5.2 rule uses exact posterior draws given the data. For a private sampler on
@@ -219,8 +252,9 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   layout.num_warmup = run.warmup;
   layout.save_warmup = run.save_warmup;
   layout.thin = run.thin;
-  layout.sampler_columns = extra;
+  layout.sampler_columns = columns.published;
   layout.param_names = model->param_names();
+  layout.write_timing = !private_run;
   layout.config = {{"model", preset.name},
                    {"sampler", spec.sampler},
                    {"sampler_params", params.dump()},
@@ -238,8 +272,14 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     callbacks.make_sink = [&](int chain_id) -> std::unique_ptr<DrawSink> {
       auto l = layout;
       l.config.emplace_back("chain_id", std::to_string(chain_id + 1));
-      return std::make_unique<CsvDrawSink>(
-          files[static_cast<std::size_t>(chain_id - run.first_chain)], l);
+      const auto& file = files[static_cast<std::size_t>(chain_id - run.first_chain)];
+      auto draws = std::make_unique<CsvDrawSink>(file, l, columns.published_at, columns.all.size());
+      if (!private_run) return draws;
+      std::vector<std::unique_ptr<DrawSink>> both;
+      both.push_back(std::move(draws));
+      both.push_back(std::make_unique<CuratorColumnsSink>(curator / file.filename(),
+                                                          columns.curator_at, columns.curator));
+      return std::make_unique<TeeSink>(std::move(both));
     };
   }
 
@@ -327,7 +367,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   }
   timings.add("diagnostics", clock.seconds());
 
-  json chains_json = json::array();
+  json chains_json = json::array(), chain_times = json::array();
   for (std::size_t c = 0; c < out.run.chains.size(); ++c) {
     const auto& ch = out.run.chains[c];
     chains_json.push_back({{"chain", ch.chain + 1},
@@ -337,9 +377,13 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
                            {"samples_done", ch.samples_done},
                            {"acceptance_rate", json_number(ch.acceptance_rate())},
                            {"warmup_acceptance_rate", json_number(ch.warmup_acceptance_rate())},
-                           {"start", json_array(ch.start)},
-                           {"wall_seconds", ch.wall_seconds}});
+                           {"start", json_array(ch.start)}});
+    chain_times.push_back({{"chain", ch.chain + 1}, {"wall_seconds", ch.wall_seconds}});
   }
+  out.accuracy = accuracy;
+  // A private run's summary is published for its published columns only; the curator's columns
+  // (clip fractions, batch sizes) are summarised in the curator's report.
+  const Summary published = summary_of(out.summary, columns.curator, false);
   out.report = {
       {"dpmcmc_version", "0.1.0"},
       {"status", out.run.complete() ? "completed" : "interrupted"},
@@ -355,10 +399,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
         {"threads", out.run.threads},
         {"seed", run.seed},
         {"seed_source", spec.seed_given ? "user" : "os-entropy"},
-        {"noise_stream", out.plan
-                             ? (spec.seed_given ? "ChaCha20 keyed by the seed: keep the seed secret"
-                                                : "ChaCha20 keyed by OS entropy (not recorded)")
-                             : "none"},
+        {"noise_key", noise_key ? noise_key->describe() : "none (non-private sampler)"},
         {"data_seed", data_seed},
         {"init", spec.init_given ? "user" : "preset rule: centre + N(0, I) * spread"},
         {"init_spread", json_number(run.init.spread)},
@@ -370,9 +411,33 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
                            : json{{"private", false},
                                   {"note", "non-private sampler: no (epsilon, delta) guarantee"}}},
       {"chains", chains_json},
-      {"summary", out.summary.parameters.empty() ? json(nullptr) : summary_json(out.summary)},
-      {"accuracy", accuracy},
-      {"timings", timings.to_json()}};
+      {"summary", published.parameters.empty() ? json(nullptr) : summary_json(published)}};
+  out.summary = published;
+  if (private_run) {
+    // The boundary (DESIGN.md §5): accuracy against the exact posterior, timings and clip
+    // statistics are computed from the private rows without noise.
+    out.report["curator"] = {{"directory", curator.string()},
+                             {"note",
+                              "accuracy, timings and clip statistics are in the curator "
+                              "directory: computed from the private data without noise"}};
+    const Summary kept = summary_of(out.summary, columns.curator, true);
+    out.curator_summary = kept;
+    out.curator = {{"run_report", (spec.out_dir / "report.json").string()},
+                   {"noise_key_file",
+                    spec.noise_key_file ? json(spec.noise_key_file->string()) : json(nullptr)},
+                   {"chains", chain_times},
+                   {"columns", kept.parameters.empty() ? json(nullptr) : summary_json(kept)},
+                   {"accuracy", accuracy},
+                   {"timings", timings.to_json()}};
+    out.curator_file = curator / "report.json";
+    write_curator_json(out.curator, out.curator_file);
+  } else {
+    for (std::size_t c = 0; c < chains_json.size(); ++c)
+      chains_json[c]["wall_seconds"] = chain_times[c]["wall_seconds"];
+    out.report["chains"] = chains_json;
+    out.report["accuracy"] = accuracy;
+    out.report["timings"] = timings.to_json();
+  }
   out.report_file = spec.out_dir / "report.json";
   write_json(out.report, out.report_file);
   return out;

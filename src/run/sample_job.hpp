@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/noise_key.hpp"
 #include "diagnostics/mmd.hpp"
 #include "diagnostics/summary.hpp"
 #include "models/presets.hpp"
@@ -31,6 +33,11 @@ struct SampleSpec {
   nlohmann::json overrides = nlohmann::json::object();
   RunConfig run;            // chains, seed, warmup, samples, thin, threads, init, progress
   bool seed_given = false;  // false: run.seed came from OS entropy (reported)
+  // Private samplers: the secret noise key (core/noise_key.hpp) — given by the caller (library
+  // users, experiments), else read from or created in noise_key_file, else fresh from OS entropy.
+  // The public seed never keys the noise.
+  std::shared_ptr<const NoiseKey> noise_key;
+  std::optional<std::filesystem::path> noise_key_file;
   bool init_given = false;  // run.init set by the user; else the preset's Section 5.2 rule
   std::filesystem::path out_dir = "out";
   // false: no chain CSVs, only report.json (the diagnostics and metrics use the draws in memory,
@@ -56,7 +63,10 @@ struct SampleSpec {
 
 struct SampleOutcome {
   RunResult run;
+  // Diagnostics of the published columns (θ, lp__, accept_stat__, publishable sampler columns);
+  // a private run's curator-only columns are summarised in curator_summary.
   Summary summary;
+  Summary curator_summary;
   std::optional<MmdResult> mmd;      // against exact draws, when the model has them
   std::optional<double> mean_error;  // against the exact (or known) posterior mean
   // Symmetric KL between 100 × 100 histograms of the kept draws and of the exact draws over the
@@ -66,7 +76,14 @@ struct SampleOutcome {
   std::optional<double> test_accuracy;            // posterior predictive on public held-out rows
   std::vector<std::filesystem::path> draw_files;  // empty unless SampleSpec::write_draws
   std::filesystem::path report_file;
+  // The published report (report.json under --out). For a private run it holds only what may be
+  // published; the curator's report (accuracy, timings, clip statistics: computed from the
+  // private rows without noise) is `curator`, written to curator_file in DIR.curator/.
   nlohmann::json report;
+  nlohmann::json curator;
+  std::filesystem::path curator_file;
+  // Accuracy against the exact posterior (or the public test rows), in whichever report holds it.
+  nlohmann::json accuracy;
   std::optional<PrivateRunPlan> plan;  // private samplers: the plan the run followed
   EventLog recorded;                   // private samplers: every chain's releases, merged
 };

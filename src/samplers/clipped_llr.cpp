@@ -26,8 +26,7 @@ AcceptRule clipped_llr_rule(const Model& model, const Dataset& data, double b, A
     // Bound b‖θ′ − θ‖₂ (002_673c6a5269ae2454.txt Section 3.1; the DP HMC accept step uses the
     // start and end of the trajectory, Algorithm 4).
     const double bound = b * (move.to - move.from).norm();
-    const ClippedLlr c = clipped_llr_sum(model, data, move.from, move.to, bound, *scratch,
-                                         "the log-likelihood ratio clipping of rwmh/hmc (--clip)");
+    const ClippedLlr c = clipped_llr_sum(model, data, move.from, move.to, bound, *scratch);
     tally->clipped = c.clipped;
     tally->rows = c.rows;
     const double from = model.log_prior(move.from);

@@ -51,6 +51,11 @@ std::vector<std::string> DpBarkerKernel::extra_columns() const {
   return {"clip_frac__", "noise_sd__", "eps_spent__"};
 }
 
+// Clip counts stay with the curator.
+std::vector<std::string> DpBarkerKernel::publishable_columns() const {
+  return {"noise_sd__", "eps_spent__"};
+}
+
 void DpBarkerKernel::init(const Vec& theta0) {
   log_prior_ = start_log_prior(model_, theta0, dim_, name());
   theta_ = theta0;

@@ -59,6 +59,7 @@ class DpBarkerKernel final : public PrivateKernel {
   // when unset). σ_b² is NOT a column: it is a function of the private batch that the release
   // does not publish (only λ_B + N(0, σ² − σ_b²) is covered by Theorem 3.3).
   std::vector<std::string> extra_columns() const override;
+  std::vector<std::string> publishable_columns() const override;
 
   void init(const Vec& theta0) override;
   // lp__ is NaN; accept_stat__ is the accept indicator (0 or 1), an unbiased estimate of the

@@ -84,6 +84,12 @@ std::vector<std::string> DpFastMhKernel::extra_columns() const {
   return {"batch_size__", "full_batch__", "free__", "eps_iter__", "noise_sd__", "eps_spent__"};
 }
 
+// The batch size stays with the curator. The branch columns (full_batch__, free__, eps_iter__)
+// depend only on B ~ Poisson(λ + C̄M), whose law is public (C̄ = nTc̄), never on the rows.
+std::vector<std::string> DpFastMhKernel::publishable_columns() const {
+  return {"full_batch__", "free__", "eps_iter__", "noise_sd__", "eps_spent__"};
+}
+
 void DpFastMhKernel::init(const Vec& theta0) {
   log_prior_ = start_log_prior(model_, theta0, model_.dim(), name());
   theta_ = theta0;

@@ -73,6 +73,7 @@ class DpFastMhKernel final : public PrivateKernel {
   // free__ (0/1), eps_iter__ (the ε recorded for this iteration, 0 without release),
   // noise_sd__ (σ), eps_spent__ (the spend callback's value; NaN when unset). All public.
   std::vector<std::string> extra_columns() const override;
+  std::vector<std::string> publishable_columns() const override;
 
   void init(const Vec& theta0) override;
   // lp__ is NaN. accept_stat__: min(1, exp(noisy log ratio)) in noisy branches; in free branches

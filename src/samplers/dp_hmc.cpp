@@ -85,16 +85,10 @@ LeapfrogResult dp_leapfrog(const Model& model, DpHmcData& data, Vec& theta, Vec&
       g.setConstant(kNaN);
       return kNaN;
     }
-    try {
-      record(data.grad_sum(at, g));
-    } catch (const BudgetExhausted&) {
-      throw;
-    } catch (const SoftwareError&) {
-      // A non-finite per-row gradient at an overflowing position of a diverging trajectory:
-      // refused before anything was released; the trajectory ends here (rejected).
-      g.setConstant(kNaN);
-      return kNaN;
-    }
+    // A non-finite per-row gradient (at an overflowing position of a diverging trajectory) is
+    // mapped into the clip ball inside the release (models/clipped_rows.hpp): the private rows
+    // never decide outside a release whether the trajectory goes on.
+    record(data.grad_sum(at, g));
     model.grad_log_prior(at, prior_grad);
     g += prior_grad;
     return kNaN;
@@ -213,6 +207,11 @@ DpHmcKernel::DpHmcKernel(const Model& model, std::unique_ptr<PrivateData> data, 
 std::vector<std::string> DpHmcKernel::extra_columns() const {
   return {"grad_clip_frac__", "llr_clip_frac__", "noise_sd_grad__",
           "noise_sd_llr__",   "stepsize__",      "eps_spent__"};
+}
+
+// Clip counts stay with the curator.
+std::vector<std::string> DpHmcKernel::publishable_columns() const {
+  return {"noise_sd_grad__", "noise_sd_llr__", "stepsize__", "eps_spent__"};
 }
 
 TransitionInfo DpHmcKernel::transition(Rng& rng, std::span<double> extras) {

@@ -171,6 +171,7 @@ class DpHmcKernel final : public PrivateKernel {
   // ratio release, σ_g and σ_l (0 when no such release was made), η_i, the spend callback value
   // (NaN when unset).
   std::vector<std::string> extra_columns() const override;
+  std::vector<std::string> publishable_columns() const override;
   void init(const Vec& theta0) override { sampler_.init(theta0); }
   // BudgetExhausted (nothing released) when exhausted().
   TransitionInfo transition(Rng& rng, std::span<double> extras) override;

@@ -89,6 +89,7 @@ class DpPenaltyKernel final : public PrivateKernel {
   // {"clip_frac__", "noise_sd__", "eps_spent__"}: the share of rows clipped in this iteration's
   // release, σ of the release (0 when none was made), spend callback value (NaN when unset).
   std::vector<std::string> extra_columns() const override;
+  std::vector<std::string> publishable_columns() const override;
 
   // Throws ConfigError when θ0 has the wrong size, is not finite, or has log p(θ0) not finite.
   void init(const Vec& theta0) override;

@@ -72,6 +72,11 @@ std::vector<std::string> DpPenaltyExpFamKernel::extra_columns() const {
   return {"clip_frac__", "noise_sd__", "eps_spent__"};
 }
 
+// Clip counts stay with the curator.
+std::vector<std::string> DpPenaltyExpFamKernel::publishable_columns() const {
+  return {"noise_sd__", "eps_spent__"};
+}
+
 void DpPenaltyExpFamKernel::init(const Vec& theta0) {
   log_prior_ = start_log_prior(model_, theta0, dim_, kName);
   theta_ = theta0;

@@ -67,6 +67,7 @@ class DpPenaltyExpFamKernel final : public PrivateKernel {
   // rows are refused), σ_d = σ‖η(θ′) − η(θ)‖ of this iteration's noisy log ratio (0 when no
   // release was made), spend callback value (NaN when unset).
   std::vector<std::string> extra_columns() const override;
+  std::vector<std::string> publishable_columns() const override;
 
   // ConfigError when θ0 has the wrong size, is not finite or log p(θ0) is not finite.
   void init(const Vec& theta0) override;

@@ -64,6 +64,7 @@ class DpPenaltyMinibatchKernel final : public PrivateKernel {
   // the release (0 when none was made), the spend callback's value (NaN when unset). σ_b² is
   // not a column: it is a function of the private batch that is never released on its own.
   std::vector<std::string> extra_columns() const override;
+  std::vector<std::string> publishable_columns() const override;
 
   void init(const Vec& theta0) override;
   // lp__ is NaN: a private kernel never sees the exact log density.

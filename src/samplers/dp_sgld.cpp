@@ -100,6 +100,11 @@ std::vector<std::string> DpSgldKernel::extra_columns() const {
   return {"grad_clip_frac__", "noise_sd__", "batch_size__", "eps_spent__"};
 }
 
+// Clip counts and the batch size stay with the curator.
+std::vector<std::string> DpSgldKernel::publishable_columns() const {
+  return {"noise_sd__", "eps_spent__"};
+}
+
 void DpSgldKernel::init(const Vec& theta0) {
   start_log_prior(model_, theta0, dim_, name());
   theta_ = theta0;

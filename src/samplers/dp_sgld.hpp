@@ -105,6 +105,7 @@ class DpSgldKernel final : public PrivateKernel {
   int dim() const override { return dim_; }
   // {"grad_clip_frac__", "noise_sd__", "batch_size__", "eps_spent__"}.
   std::vector<std::string> extra_columns() const override;
+  std::vector<std::string> publishable_columns() const override;
   void init(const Vec& theta0) override;
   // Uses no algorithm randomness: batch and noise come from the release.
   TransitionInfo transition(Rng& rng, std::span<double> extras) override;

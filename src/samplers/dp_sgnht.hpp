@@ -50,6 +50,7 @@ class DpSgnhtKernel final : public PrivateKernel {
   int dim() const override { return dim_; }
   // {"grad_clip_frac__", "noise_sd__", "batch_size__", "eps_spent__", "xi__"}.
   std::vector<std::string> extra_columns() const override;
+  std::vector<std::string> publishable_columns() const override;
   // Resets ξ = A; the momentum is drawn at the next transition.
   void init(const Vec& theta0) override;
   TransitionInfo transition(Rng& rng, std::span<double> extras) override;

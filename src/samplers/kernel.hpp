@@ -32,6 +32,12 @@ class Kernel {
   // Names of the sampler-specific draw columns after lp__ and accept_stat__, each ending in
   // "__" (Stan CSV convention), e.g. {"stepsize__", "n_leapfrog__"}.
   virtual std::vector<std::string> extra_columns() const { return {}; }
+  // The extra columns that may be published (DESIGN.md §5): functions of released (noisy) values
+  // and public inputs only. The others — clip counts, secret batch sizes, anything computed from
+  // private rows without noise — go to the curator's files. A non-private kernel has no boundary
+  // to keep (its draws are themselves unprotected), so by default every column is listed; private
+  // kernels must list theirs (PrivateKernel makes this pure).
+  virtual std::vector<std::string> publishable_columns() const { return extra_columns(); }
 
   // Sets the current position; resets any per-chain state.
   virtual void init(const Vec& theta0) = 0;

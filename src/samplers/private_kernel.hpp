@@ -32,6 +32,11 @@ class PrivateKernel : public Kernel {
   // may make.
   bool exhausted() const override;
 
+  // Default-deny: a private kernel names the extra columns that are functions of its releases
+  // and public inputs; every other column is curator-only (checked by the leak scan,
+  // tests/cli/leak_scan_test.cpp).
+  std::vector<std::string> publishable_columns() const override = 0;
+
   void set_spend_callback(SpendCallback callback) { spend_ = std::move(callback); }
   // The owner as a PrivateData; SoftwareError when it is another kind of owner.
   const PrivateData& private_data() const;

@@ -41,10 +41,14 @@ TEST(CliPrivateSample, RecordedSpendEqualsPlannedForEveryAccountant) {
       }
     }
     EXPECT_EQ(certified, 1) << sampler;
+    // Published: θ and the functions of released values; the clip fraction is the curator's.
     const std::string csv = slurp(out / "chain-1.csv");
-    EXPECT_NE(csv.find("lp__,accept_stat__,clip_frac__,noise_sd__,eps_spent__,theta.1,theta.2"),
+    EXPECT_NE(csv.find("lp__,accept_stat__,noise_sd__,eps_spent__,theta.1,theta.2"),
               std::string::npos)
         << sampler;
+    const std::string curator = slurp(dir / (out.filename().string() + ".curator") / "chain-1.csv");
+    EXPECT_EQ(curator.rfind("# computed from the private data without noise", 0), 0u) << sampler;
+    EXPECT_NE(curator.find("draw,clip_frac__"), std::string::npos) << sampler;
   }
 }
 
@@ -149,8 +153,10 @@ TEST(CliPrivateSample, NoNonPrivateEvaluationOfUserData) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("MMD"), std::string::npos) << r.out;
   const auto report = nlohmann::json::parse(slurp(out / "report.json"));
-  EXPECT_TRUE(report["accuracy"].contains("skipped"));
-  EXPECT_FALSE(report["accuracy"].contains("mmd"));
+  EXPECT_FALSE(report.contains("accuracy"));
+  const auto curator = nlohmann::json::parse(slurp(dir / "run.curator" / "report.json"));
+  EXPECT_TRUE(curator["accuracy"].contains("skipped"));
+  EXPECT_FALSE(curator["accuracy"].contains("mmd"));
 }
 
 }  // namespace

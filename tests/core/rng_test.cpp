@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -21,20 +22,26 @@ TEST(Rng, ChainsAndStreamsDiffer) {
 }
 
 TEST(Rng, ChaChaReproducibleAndKeyed) {
-  ChaChaEngine a(7, 0), b(7, 0), c(7, 1);
+  // Same key, seed and chain: the same stream; another chain, seed or owner: another stream.
+  NoiseRng a = test_noise_rng(7, 0), b = test_noise_rng(7, 0), c = test_noise_rng(7, 1),
+           d = test_noise_rng(8, 0), e = test_noise_rng(7, 0, 1);
   for (int i = 0; i < 300; ++i) {  // crosses a buffer refill (128 words)
-    const auto x = a();
-    EXPECT_EQ(x, b());
-    EXPECT_NE(x, c());
+    const auto x = a.bits();
+    EXPECT_EQ(x, b.bits());
+    EXPECT_NE(x, c.bits());
+    EXPECT_NE(x, d.bits());
+    EXPECT_NE(x, e.bits());
   }
-  ChaChaEngine e1 = ChaChaEngine::from_os_entropy(), e2 = ChaChaEngine::from_os_entropy();
-  EXPECT_NE(e1(), e2());  // 2^-64 chance of a false failure
+  // Same seed and chain under two fresh keys: different noise (2^-64 chance of a false failure).
+  NoiseRng f1 = make_noise_rng(NoiseKey::fresh(), 7, 0),
+           f2 = make_noise_rng(NoiseKey::fresh(), 7, 0);
+  EXPECT_NE(f1.bits(), f2.bits());
 }
 
 // Moments of 10^6 standard normals: the sample mean has sd 1e-3 and the sample variance sd
 // √2·1e-3, so 5e-3 is a 5-sigma (resp. 3.5-sigma) band; a wrong scale or shift fails it.
 TEST(Rng, NormalMoments) {
-  NoiseRng r(ChaChaEngine(1, 0));
+  NoiseRng r = test_noise_rng(1, 0);
   const int n = 1000000;
   double s = 0, s2 = 0, s4 = 0;
   for (int i = 0; i < n; ++i) {
@@ -87,8 +94,8 @@ TEST(Rng, IndexEqualsThePlainRejectionRule) {
         (std::uint64_t{1} << 63) + 1, (std::uint64_t{1} << 63), max - 3, max}) {
     Rng fast = make_rng(21, 0);
     Rng plain = make_rng(21, 0);
-    NoiseRng noise_fast = make_noise_rng(21, 0);
-    NoiseRng noise_plain = make_noise_rng(21, 0);
+    NoiseRng noise_fast = test_noise_rng(21, 0);
+    NoiseRng noise_plain = test_noise_rng(21, 0);
     const std::uint64_t limit = max - max % n;
     for (int i = 0; i < 2000; ++i) {
       std::uint64_t x;

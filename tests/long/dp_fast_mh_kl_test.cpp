@@ -23,6 +23,7 @@
 #include "privacy/planner.hpp"
 #include "run/fastmh_setup.hpp"
 #include "samplers/dp_fast_mh.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -35,7 +36,7 @@ Outcome run_chain(const GaussianMixtureModel& model, const Dataset& data,
                   const Histogram2d& reference, const DpFastMhConfig& c, std::size_t iterations,
                   std::uint64_t seed) {
   EventLog log;
-  PrivateData pd(model, data, make_noise_rng(seed, 0), log, {{kFastMhLabel, iterations}});
+  PrivateData pd(model, data, test_noise_rng(seed, 0), log, {{kFastMhLabel, iterations}});
   DpFastMhKernel kernel(model, pd, c);
   Vec start(2);
   start << 0.0, 0.0;  // between the modes, as a user without a pre-trained start would
@@ -152,7 +153,7 @@ TEST(DpFastMhSetup, JobSetup) {
   EXPECT_EQ(s.per_iteration[0].delta, 1e-9);
   EventLog log;
   auto kernel = s.make_kernel(std::make_unique<PrivateData>(
-      mc.model, mc.data, make_noise_rng(1, 0), log, ReleaseAllowance{{kFastMhLabel, 10}}));
+      mc.model, mc.data, test_noise_rng(1, 0), log, ReleaseAllowance{{kFastMhLabel, 10}}));
   EXPECT_EQ(kernel->name(), "dp-fast-mh");
   EXPECT_FALSE(dp_fast_mh_config("dp-fast-mh", p, mc.model, 500).free_branch);
   EXPECT_TRUE(dp_fast_mh_config("dp-fast-mh-full", p, mc.model, 500).full_batch);

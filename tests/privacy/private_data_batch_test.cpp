@@ -19,6 +19,7 @@
 #include "privacy/batch_sampling.hpp"
 #include "privacy/minibatch_templates.hpp"
 #include "privacy/private_data.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -26,7 +27,7 @@ namespace {
 constexpr std::uint64_t kSeed = 313;
 
 NoiseRng noise() {
-  return make_noise_rng(kSeed, 0);
+  return test_noise_rng(kSeed, 0);
 }
 
 GaussianModel gauss2(double temperature = 1.0) {

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "models/gaussian.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 constexpr std::uint64_t kNoiseSeed = 77;
 
 NoiseRng noise() {
-  return make_noise_rng(kNoiseSeed, 0);
+  return test_noise_rng(kNoiseSeed, 0);
 }
 
 // Delegates to a model, counting block evaluations; optionally returns NaN ratios.
@@ -213,15 +214,20 @@ TEST(PrivateData, RejectsMismatchedOrEmptyData) {
   EXPECT_THROW(PrivateData(m, empty, noise(), log, {}), DataError);
 }
 
-TEST(PrivateData, NanRatioIsAnErrorNotASilentNan) {
+// A NaN ratio (a broken model, or a row it cannot evaluate) must neither stop the run nor skip
+// the release: that would reveal the row without noise. It counts as 0 (models/clipped_rows.hpp),
+// and the release is made and recorded as usual, with a finite value.
+TEST(PrivateData, NanRatioIsMappedIntoTheClipRangeAndReleased) {
   const GaussianModel inner = gauss2();
   CountingModel m(inner);
   m.inject_nan = true;
   const Dataset d = simulated(inner, 10);
   EventLog log;
   PrivateData pd(m, d, noise(), log, {{"llr_sum", 1}});
-  EXPECT_THROW(pd.llr_sum(vec2(0, 0), vec2(0.1, 0), 1.0, 1.0), SoftwareError);
-  EXPECT_TRUE(log.empty());
+  const ScalarRelease r = pd.llr_sum(vec2(0, 0), vec2(0.1, 0), 1.0, 1.0);
+  EXPECT_TRUE(std::isfinite(r.value));
+  EXPECT_GE(r.clipped, 1u);
+  EXPECT_EQ(log.releases(), 1u);
 }
 
 // The released noise over 10⁴ releases on a fixed move has mean 0 and sd σ. Sampling error of

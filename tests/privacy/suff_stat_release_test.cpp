@@ -12,6 +12,7 @@
 #include "models/expfam_bernoulli.hpp"
 #include "models/expfam_gaussian.hpp"
 #include "privacy/private_data.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -61,10 +62,10 @@ TEST(SuffStatRelease, EqualsDirectSumPlusReplayedNoiseAndRecordsOneEventEach) {
   const Dataset data = box_data(model, n);
   ASSERT_GE(data.x.minCoeff(), -1.0);
   EventLog log;
-  PrivateData pd(model, data, make_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 3}});
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 3}});
   CountingStatistic stat(model);
   const Vec direct = data.x.colwise().sum().transpose();
-  NoiseRng replay = make_noise_rng(kNoiseSeed, 0);
+  NoiseRng replay = test_noise_rng(kNoiseSeed, 0);
   const double m = 0.3;
   for (int r = 0; r < 3; ++r) {
     const VectorRelease out = pd.suff_stat(stat, m);
@@ -99,14 +100,14 @@ TEST(SuffStatRelease, PrepareComputesOnceAndReleasesNothing) {
   const auto model = box_model();
   const Dataset data = box_data(model, 5000);
   EventLog log;
-  PrivateData pd(model, data, make_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 1}});
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 1}});
   CountingStatistic stat(model);
   pd.prepare_suff_stat(stat);
   pd.prepare_suff_stat(stat);
   EXPECT_EQ(stat.evaluated, 5000u);
   EXPECT_EQ(log.releases(), 0u);
   EXPECT_EQ(pd.remaining("suff_stat"), 1u);
-  NoiseRng replay = make_noise_rng(kNoiseSeed, 0);
+  NoiseRng replay = test_noise_rng(kNoiseSeed, 0);
   const VectorRelease out = pd.suff_stat(stat, 1.0);
   EXPECT_EQ(stat.evaluated, 5000u);
   const double expected = data.x.col(0).sum() + 5.0 * replay.normal();
@@ -117,7 +118,7 @@ TEST(SuffStatRelease, RefusedBeyondTheAllowanceAndWithoutOne) {
   const auto model = box_model();
   const Dataset data = box_data(model, 50);
   EventLog log;
-  PrivateData pd(model, data, make_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
   pd.suff_stat(model, 1.0);
   pd.suff_stat(model, 1.0);
   EXPECT_EQ(pd.remaining("suff_stat"), 0u);
@@ -125,7 +126,7 @@ TEST(SuffStatRelease, RefusedBeyondTheAllowanceAndWithoutOne) {
   EXPECT_EQ(log.releases(), 2u);
 
   EventLog log2;
-  PrivateData other(model, data, make_noise_rng(kNoiseSeed, 0), log2, {{"llr_sum", 5}});
+  PrivateData other(model, data, test_noise_rng(kNoiseSeed, 0), log2, {{"llr_sum", 5}});
   EXPECT_THROW(other.suff_stat(model, 1.0), BudgetExhausted);
   EXPECT_EQ(log2.releases(), 0u);
 }
@@ -136,7 +137,7 @@ TEST(SuffStatRelease, StatisticOfAModelWithOtherColumnsIsRefused) {
   const auto model = box_model();
   const Dataset data = box_data(model, 20);
   EventLog log;
-  PrivateData pd(model, data, make_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
   const ExpFamBernoulliModel other(1.0, 1.0);
   EXPECT_THROW(pd.suff_stat(other, 1.0), SoftwareError);
   EXPECT_EQ(log.releases(), 0u);
@@ -146,7 +147,7 @@ TEST(SuffStatRelease, BadMultiplierIsAConfigError) {
   const auto model = box_model();
   const Dataset data = box_data(model, 20);
   EventLog log;
-  PrivateData pd(model, data, make_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
   for (double bad : {0.0, -1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
     EXPECT_THROW(pd.suff_stat(model, bad), ConfigError) << bad;
   }
@@ -159,7 +160,7 @@ TEST(SuffStatRelease, RowOutsideTheBoxIsRefusedNamingRowAndColumnAndReleasesNoth
   Dataset data = box_data(model, 5000);
   data.x(4200, 1) = 4.5;  // row 4201 (1-based, in the second block), column x.2 > 4
   EventLog log;
-  PrivateData pd(model, data, make_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
   const std::string msg = message_of<DataError>([&] { pd.suff_stat(model, 1.0); });
   EXPECT_NE(msg.find("row 4201"), std::string::npos) << msg;
   EXPECT_NE(msg.find("'x.2'"), std::string::npos) << msg;
@@ -178,8 +179,8 @@ TEST(SuffStatRelease, BernoulliHasUnitSensitivityAndRefusesNonBinaryRows) {
   Dataset data = model.simulate(Vec::Constant(1, 0.3), 300, rng);
   const double direct = data.x.sum();
   EventLog log;
-  PrivateData pd(model, data, make_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
-  NoiseRng replay = make_noise_rng(kNoiseSeed, 0);
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
+  NoiseRng replay = test_noise_rng(kNoiseSeed, 0);
   const VectorRelease out = pd.suff_stat(model, 2.0);
   EXPECT_DOUBLE_EQ(out.sensitivity, 1.0);
   EXPECT_DOUBLE_EQ(out.noise_sd, 2.0);
@@ -187,7 +188,7 @@ TEST(SuffStatRelease, BernoulliHasUnitSensitivityAndRefusesNonBinaryRows) {
 
   data.x(7, 0) = 0.5;  // inside [0, 1] but not a Bernoulli outcome
   EventLog log2;
-  PrivateData bad(model, data, make_noise_rng(kNoiseSeed, 0), log2, {{"suff_stat", 2}});
+  PrivateData bad(model, data, test_noise_rng(kNoiseSeed, 0), log2, {{"suff_stat", 2}});
   const std::string msg = message_of<DataError>([&] { bad.suff_stat(model, 1.0); });
   EXPECT_NE(msg.find("row 8"), std::string::npos) << msg;
   EXPECT_NE(msg.find("0 or 1"), std::string::npos) << msg;

@@ -15,6 +15,7 @@
 #include "../results_text.hpp"
 #include "core/error.hpp"
 #include "run/experiment_runner.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -47,6 +48,7 @@ ExperimentSpec tiny_spec(std::uint64_t seed = 7, bool paired_starts = false) {
             {"reference_draws", 200},
             {"seed", seed}};
   if (paired_starts) d["paired_starts"] = true;
+  d["noise_key_file"] = test_noise_key_file().string();  // reproducible private cells
   return parse_experiment_spec(d, "tiny.json", "full");
 }
 

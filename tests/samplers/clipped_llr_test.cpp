@@ -56,7 +56,7 @@ TEST(ClippedLlr, SumAndCountMatchADirectComputation) {
     clipped += std::abs(r) > bound;
     sum += std::max(-bound, std::min(bound, r));
   }
-  const ClippedLlr c = clipped_llr_sum(model, data, theta, prime, bound, scratch, "test");
+  const ClippedLlr c = clipped_llr_sum(model, data, theta, prime, bound, scratch);
   EXPECT_EQ(c.rows, 6u);
   EXPECT_EQ(c.clipped, clipped);
   EXPECT_GT(clipped, 0u);  // the rows −3, −1 and 6 (|x − 0.55| > 1 → |r| > 0.5)

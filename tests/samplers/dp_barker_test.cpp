@@ -15,6 +15,7 @@
 #include "gaussian_test_model.hpp"
 #include "privacy/barker_accounting.hpp"
 #include "privacy/planner.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -63,7 +64,7 @@ TEST(DpBarkerRelease, AcceptanceProbabilityIsLogisticWithinTheCorrectionError) {
   const std::function<double(NoiseRng&)> draw = [&corr](NoiseRng& g) { return corr.sample(g); };
   constexpr int kDraws = 50000;
   EventLog log;
-  PrivateData pd(model, data, make_noise_rng(3, 0), log, {{kBarkerLabel, kDraws}});
+  PrivateData pd(model, data, test_noise_rng(3, 0), log, {{kBarkerLabel, kDraws}});
   std::vector<double> y(kDraws);
   for (auto& v : y) v = pd.llr_batch_barker(theta, theta_p, 2.0, b, draw).value;
   EXPECT_EQ(log.releases(), static_cast<std::uint64_t>(kDraws));
@@ -111,7 +112,7 @@ TEST(DpBarkerKernel, RecordedSpendEqualsPlannedAndTheChainRunsToTheAllowance) {
   const Problem p;
   constexpr std::uint64_t k = 3000;
   EventLog log;
-  PrivateData pd(p.model, p.data, make_noise_rng(8, 0), log, {{kBarkerLabel, k}});
+  PrivateData pd(p.model, p.data, test_noise_rng(8, 0), log, {{kBarkerLabel, k}});
   DpBarkerKernel kernel(p.model, pd, config());
   kernel.init(Vec::Constant(1, 0.01));
   Rng rng = make_rng(8, 0);
@@ -146,7 +147,7 @@ TEST(DpBarkerKernel, RecordedSpendEqualsPlannedAndTheChainRunsToTheAllowance) {
 TEST(DpBarkerKernel, ExtraColumnsDescribeTheReleaseAndLeaveOutTheBatchVariance) {
   const Problem p;
   EventLog log;
-  PrivateData pd(p.model, p.data, make_noise_rng(9, 0), log, {{kBarkerLabel, 10}});
+  PrivateData pd(p.model, p.data, test_noise_rng(9, 0), log, {{kBarkerLabel, 10}});
   DpBarkerKernel kernel(p.model, pd, config());
   EXPECT_EQ(kernel.name(), "dp-barker");
   EXPECT_EQ(kernel.extra_columns(),
@@ -169,7 +170,7 @@ TEST(DpBarkerKernel, ExtraColumnsDescribeTheReleaseAndLeaveOutTheBatchVariance) 
 TEST(DpBarkerKernel, HeavyClippingNeverStopsTheChain) {
   const Problem p;
   EventLog log;
-  PrivateData pd(p.model, p.data, make_noise_rng(10, 0), log, {{kBarkerLabel, 500}});
+  PrivateData pd(p.model, p.data, test_noise_rng(10, 0), log, {{kBarkerLabel, 500}});
   DpBarkerConfig c = config(16);
   c.scale = Vec::Constant(1, 50.0);
   DpBarkerKernel kernel(p.model, pd, c);
@@ -196,7 +197,7 @@ TEST(DpBarkerKernel, TargetsTheTemperedPosteriorWhenTheClipDoesNotBind) {
   const double s = std::sqrt(model.posterior_cov(data)(0, 0));
   constexpr std::size_t k = 40000, burn = 2000;
   EventLog log;
-  PrivateData pd(model, data, make_noise_rng(12, 0), log, {{kBarkerLabel, k}});
+  PrivateData pd(model, data, test_noise_rng(12, 0), log, {{kBarkerLabel, k}});
   DpBarkerConfig c = config(1000);
   c.scale = Vec::Constant(1, 0.01);
   DpBarkerKernel kernel(model, pd, c);
@@ -230,7 +231,7 @@ TEST(DpBarkerKernel, BadConfigurationNamesTheParameter) {
   const Problem p;
   auto message = [&](DpBarkerConfig c, const Model& m) {
     EventLog log;
-    PrivateData pd(m, p.data, make_noise_rng(1, 0), log, {{kBarkerLabel, 1}});
+    PrivateData pd(m, p.data, test_noise_rng(1, 0), log, {{kBarkerLabel, 1}});
     try {
       DpBarkerKernel kernel(m, pd, std::move(c));
     } catch (const ConfigError& e) {

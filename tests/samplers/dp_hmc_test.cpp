@@ -29,6 +29,7 @@
 #include "privacy/planner.hpp"
 #include "privacy/zcdp.hpp"
 #include "privacy/zcdp_iterations.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -215,7 +216,7 @@ struct Chain {
     Rng rng = make_rng(9, 0, Stream::data);
     data = model.simulate(Vec::Constant(2, 0.5), 400, rng);
     pd =
-        std::make_unique<PrivateData>(model, data, make_noise_rng(9, 0), log, std::move(allowance));
+        std::make_unique<PrivateData>(model, data, test_noise_rng(9, 0), log, std::move(allowance));
   }
 };
 
@@ -411,7 +412,7 @@ TEST(DpHmcKernel, KeepsThePosteriorWithNoiseAndNoClipping) {
   double clip = 0.0, sd_llr = 0.0, acc = 0.0;
   for (int ch = 0; ch < kChains; ++ch) {
     EventLog log;
-    PrivateData pd(model, data, make_noise_rng(40, static_cast<std::uint64_t>(ch)), log,
+    PrivateData pd(model, data, test_noise_rng(40, static_cast<std::uint64_t>(ch)), log,
                    {{"grad_sum", 10'000'000}, {"llr_sum", 10'000'000}});
     DpHmcKernel kernel(model, pd, c);
     Rng rng = make_rng(40, static_cast<std::uint64_t>(ch));

@@ -16,6 +16,7 @@
 #include "models/expfam_gaussian.hpp"
 #include "privacy/gaussian_pld.hpp"
 #include "privacy/planner.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -54,7 +55,7 @@ double batch_mcse(const Eigen::VectorXd& x) {
 // A PrivateData with a large allowance and its log.
 struct Chain {
   Chain(const Model& m, const Dataset& d, std::uint64_t allowance)
-      : pd(std::make_unique<PrivateData>(m, d, make_noise_rng(5, 0), log,
+      : pd(std::make_unique<PrivateData>(m, d, test_noise_rng(5, 0), log,
                                          ReleaseAllowance{{"suff_stat", allowance}})) {}
   EventLog log;
   std::unique_ptr<PrivateData> pd;

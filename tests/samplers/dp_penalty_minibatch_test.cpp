@@ -19,6 +19,7 @@
 #include "privacy/numerical_pld.hpp"
 #include "privacy/planner.hpp"
 #include "privacy/rdp_accountant.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -72,23 +73,26 @@ DpPenaltyMinibatchConfig config(const Problem& p, PenaltyProposal proposal, doub
 // (a) Exactness up to the CLT approximation. With a Gaussian likelihood each r_x is a linear
 // function of x_i, so the batch mean of b = 500 ratios is very nearly normal and σ_b² a good
 // variance estimate (relative error ≈ √(2/b) = 6%): the chain's mean and variance should match
-// the posterior within 4 MCSE (batch means; a correct sampler fails one of the 4 checks with
-// probability ≈ 2.5e-4, ignoring the CLT bias, which is far smaller here). Noise: τ = 0.05,
-// σ ≈ 0.2–0.5 per release; the subsampling sd is ≈ 1, so both corrections matter: without the
-// −σ_b²/2 term the chain's variance is inflated (a mutation check run once: the variances came
-// out 0.0002–0.0006 too large, about 50–60% of the posterior variances, and all four failed).
+// the posterior within 5 MCSE. The MCSE is itself estimated from 50 batch means, so each check is
+// a t test with 49 degrees of freedom: P(|t₄₉| > 5) ≈ 8e-6, so a correct sampler fails one of the
+// 12 checks of the three tests with probability ≈ 1e-4 (4 MCSE, as first written, gave ≈ 2.4e-3:
+// the noise-key change of issue #23 drew a GWMH chain at 4.1 MCSE). The CLT bias is far smaller.
+// Noise: τ = 0.05, σ ≈ 0.2–0.5 per release; the subsampling sd is ≈ 1, so both corrections matter:
+// without the −σ_b²/2 term the chain's variance is inflated (a mutation check run once: the
+// variances came out 0.0002–0.0006 too large, about 50–60% of the posterior variances, and all four
+// failed).
 void expect_posterior_moments(PenaltyProposal proposal, std::uint64_t seed) {
   const Problem p(2000);
   EventLog log;
-  PrivateData pd(p.model, p.data, make_noise_rng(seed, 0), log, {{"llr_batch", 1u << 30}});
+  PrivateData pd(p.model, p.data, test_noise_rng(seed, 0), log, {{"llr_batch", 1u << 30}});
   DpPenaltyMinibatchKernel kernel(p.model, pd, config(p, proposal, 0.05, 500));
   const auto m = run_kernel(kernel, p.mean, 1000, 40000, seed);
   EXPECT_LT(m.extras.col(0).mean(), 1e-4) << "clipping is not negligible";
   for (int j = 0; j < 2; ++j) {
     const Eigen::VectorXd x = m.draws.col(j);
     const Eigen::VectorXd sq = (x.array() - p.mean[j]).square();
-    EXPECT_NEAR(x.mean(), p.mean[j], 4.0 * batch_mcse(x)) << kernel.name() << " mean " << j;
-    EXPECT_NEAR(sq.mean(), p.cov(j, j), 4.0 * batch_mcse(sq)) << kernel.name() << " var " << j;
+    EXPECT_NEAR(x.mean(), p.mean[j], 5.0 * batch_mcse(x)) << kernel.name() << " mean " << j;
+    EXPECT_NEAR(sq.mean(), p.cov(j, j), 5.0 * batch_mcse(sq)) << kernel.name() << " var " << j;
   }
   ::testing::Test::RecordProperty(kernel.name() + "_acceptance", std::to_string(m.acceptance));
   ::testing::Test::RecordProperty(kernel.name() + "_noise_sd",
@@ -112,7 +116,7 @@ TEST(DpPenaltyMinibatchKernel, RecordedSpendEqualsPlannedAndStopsAtTheAllowance)
   for (const auto proposal :
        {PenaltyProposal::full, PenaltyProposal::one_component, PenaltyProposal::guided_walk}) {
     EventLog log;
-    PrivateData pd(p.model, p.data, make_noise_rng(3, 0), log, {{"llr_batch", k}});
+    PrivateData pd(p.model, p.data, test_noise_rng(3, 0), log, {{"llr_batch", k}});
     DpPenaltyMinibatchKernel kernel(p.model, pd, config(p, proposal, 0.7, 40));
     EXPECT_DOUBLE_EQ(kernel.noise_multiplier(), std::sqrt(0.7));
     kernel.init(p.mean);
@@ -150,7 +154,7 @@ TEST(DpPenaltyMinibatchKernel, RecordedSpendEqualsPlannedAndStopsAtTheAllowance)
 TEST(DpPenaltyMinibatchKernel, ExtraColumnsDescribeTheRelease) {
   const Problem p(400);
   EventLog log;
-  PrivateData pd(p.model, p.data, make_noise_rng(3, 0), log, {{"llr_batch", 10}});
+  PrivateData pd(p.model, p.data, test_noise_rng(3, 0), log, {{"llr_batch", 10}});
   DpPenaltyMinibatchConfig c = config(p, PenaltyProposal::one_component, 0.7, 50);
   c.clip = 0.5;  // clips some rows
   DpPenaltyMinibatchKernel kernel(p.model, pd, c);
@@ -180,7 +184,7 @@ TEST(DpPenaltyMinibatchKernel, ExtraColumnsDescribeTheRelease) {
 TEST(DpPenaltyMinibatchKernel, BadConfigurationNamesTheParameter) {
   const Problem p(100);
   EventLog log;
-  PrivateData pd(p.model, p.data, make_noise_rng(3, 0), log, {{"llr_batch", 10}});
+  PrivateData pd(p.model, p.data, test_noise_rng(3, 0), log, {{"llr_batch", 10}});
   const auto expect_config_error = [&](DpPenaltyMinibatchConfig c, const std::string& what) {
     try {
       DpPenaltyMinibatchKernel k(p.model, pd, c);

@@ -17,6 +17,7 @@
 #include "privacy/gaussian_pld.hpp"
 #include "privacy/iteration_templates.hpp"
 #include "privacy/planner.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -91,7 +92,7 @@ TEST(PenaltyAcceptance, DecreasesInSigmaWithThePapersDerivative) {
 TEST(PenaltyAcceptance, RuleAcceptsAtTheClosedFormRate) {
   constexpr int kN = 100000;
   Rng rng = make_rng(3, 0);
-  NoiseRng noise = make_noise_rng(4, 0);
+  NoiseRng noise = test_noise_rng(4, 0);
   for (const auto& [r, s] : {std::pair{-0.5, 0.5}, {0.0, 1.0}, {1.0, 2.0}, {-2.0, 1.5}}) {
     int accepted = 0;
     double stat = 0.0;
@@ -126,7 +127,7 @@ struct Chain {
       : model(Vec::Zero(2), Mat::Identity(2, 2) * 100.0, Mat::Identity(2, 2), temperature) {
     Rng rng = make_rng(9, 0, Stream::data);
     data = model.simulate(Vec::Constant(2, 0.5), n, rng);
-    pd = std::make_unique<PrivateData>(model, data, make_noise_rng(9, 0), log,
+    pd = std::make_unique<PrivateData>(model, data, test_noise_rng(9, 0), log,
                                        ReleaseAllowance{{"llr_sum", allowance}});
   }
 };

@@ -22,6 +22,7 @@
 #include "privacy/numerical_pld.hpp"
 #include "privacy/planner.hpp"
 #include "privacy/rdp_accountant.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -68,7 +69,7 @@ struct Fixture {
   std::unique_ptr<PrivateData> pd;
   Fixture(const Model& model, Dataset d, std::uint64_t allowance, std::uint64_t seed = 5)
       : data(std::move(d)) {
-    pd = std::make_unique<PrivateData>(model, data, make_noise_rng(seed, 0), log,
+    pd = std::make_unique<PrivateData>(model, data, test_noise_rng(seed, 0), log,
                                        ReleaseAllowance{{kGradBatchLabel, allowance}});
   }
 };

@@ -13,6 +13,7 @@
 #include "gaussian_test_model.hpp"
 #include "privacy/planner.hpp"
 #include "privacy/rdp_accountant.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -51,7 +52,7 @@ struct Fixture {
   EventLog log;
   std::unique_ptr<PrivateData> pd;
   Fixture(const Model& model, Dataset d, std::uint64_t allowance) : data(std::move(d)) {
-    pd = std::make_unique<PrivateData>(model, data, make_noise_rng(7, 0), log,
+    pd = std::make_unique<PrivateData>(model, data, test_noise_rng(7, 0), log,
                                        ReleaseAllowance{{kGradBatchLabel, allowance}});
   }
 };

@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -127,7 +128,7 @@ TEST(LogisticCorrection, ConvolvedDensityIsTheConvolution) {
 TEST(LogisticCorrection, SumOfNoiseAndCorrectionIsLogistic) {
   const double sigma2 = 2.0;
   const LogisticCorrection& c = logistic_correction(sigma2);
-  NoiseRng rng = make_noise_rng(20240607, 0);
+  NoiseRng rng = test_noise_rng(20240607, 0);
   const std::size_t n = 1000000;
   std::vector<double> x(n);
   const double sigma = std::sqrt(sigma2);

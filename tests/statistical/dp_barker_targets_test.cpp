@@ -14,6 +14,7 @@
 #include "privacy/planner.hpp"
 #include "run/barker_setup.hpp"
 #include "samplers/dp_barker.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -68,7 +69,7 @@ TEST(DpBarkerTargets, TemperedBananaWithTheThesisBatchReachesThePosterior) {
   std::size_t accepted = 0;
   for (int ch = 0; ch < kChains; ++ch) {
     EventLog log;
-    PrivateData pd(model, data, make_noise_rng(41, static_cast<std::uint64_t>(ch)), log,
+    PrivateData pd(model, data, test_noise_rng(41, static_cast<std::uint64_t>(ch)), log,
                    {{kBarkerLabel, kIterations}});
     DpBarkerKernel kernel(model, pd, c);
     kernel.init(exact_b.row(ch).transpose());
@@ -113,7 +114,7 @@ TEST(DpBarkerSetup, BuildsTheTemplateAndTheKernelAndRefusesBadParameters) {
   ASSERT_EQ(s.per_iteration.size(), 1u);
   EXPECT_EQ(s.per_iteration[0].label, kBarkerLabel);
   EventLog log;
-  auto kernel = s.make_kernel(std::make_unique<PrivateData>(*model, data, make_noise_rng(1, 0), log,
+  auto kernel = s.make_kernel(std::make_unique<PrivateData>(*model, data, test_noise_rng(1, 0), log,
                                                             allowance_for(s.per_iteration, 5)));
   EXPECT_EQ(kernel->name(), "dp-barker");
   nlohmann::json bad = params;

@@ -24,6 +24,7 @@
 #include "run/sampler_params.hpp"
 #include "run/start_points.hpp"
 #include "samplers/dp_hmc.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -49,7 +50,7 @@ ChainsOut run_dp_hmc(const Model& model, const Dataset& data, const DpHmcConfig&
   std::size_t accepted = 0, row = 0;
   for (std::size_t c = 0; c < chains; ++c) {
     EventLog log;
-    PrivateData pd(model, data, make_noise_rng(seed, c), log,
+    PrivateData pd(model, data, test_noise_rng(seed, c), log,
                    {{"grad_sum", per_grad * iterations}, {"llr_sum", iterations}});
     DpHmcKernel kernel(model, pd, config);
     Rng rng = make_rng(seed, c);

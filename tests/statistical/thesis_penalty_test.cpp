@@ -10,6 +10,7 @@
 #include "diagnostics/mmd.hpp"
 #include "models/presets.hpp"
 #include "run/sample_job.hpp"
+#include "test_noise.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -23,6 +24,7 @@ TEST(ThesisPenalty, FlatBananaMovesTowardThePosteriorAtEpsilon6) {
     spec.run.chains = 4;
     spec.run.seed = 12;
     spec.seed_given = true;
+    spec.noise_key = std::make_shared<const NoiseKey>(test_noise_key());
     spec.run.progress = ProgressMode::never;
     spec.run.handle_sigint = false;
     spec.out_dir = std::filesystem::temp_directory_path() / ("dpmcmc-long-" + sampler);
