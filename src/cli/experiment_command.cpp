@@ -184,6 +184,7 @@ void add_experiment_command(CLI::App& app) {
     fmt::print("{} cells{}: {} already done, {} run now ({} failed), {:.1f} s\nresults: {}\n",
                out.cells, selected, out.skipped, out.ran, out.errors, out.wall_seconds,
                out.results_file.string());
+    if (!out.noise_key.empty()) fmt::print("noise key of the private cells: {}\n", out.noise_key);
     if (out.interrupted) {
       fmt::print("INTERRUPTED: rerun the same command to compute the missing cells\n");
       throw InterruptedRun();

@@ -65,7 +65,8 @@ std::optional<double> finite(double x) {
 std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
                                                   const ExperimentCell& c,
                                                   const std::filesystem::path& out_dir,
-                                                  const std::atomic<bool>* stop, bool draw_files) {
+                                                  const std::atomic<bool>* stop, bool draw_files,
+                                                  std::shared_ptr<const NoiseKey> noise_key) {
   const Preset& preset = find_preset(c.model);
   const std::size_t n = spec.n.value_or(preset.n);
   ResultRow row = base_row(spec, c, n);
@@ -82,10 +83,7 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   s.run.chains = spec.chains;
   s.run.seed = c.seed;
   s.seed_given = true;
-  if (c.epsilon && spec.noise_key_file) {
-    s.noise_key = std::make_shared<const NoiseKey>(
-        NoiseKey::from_file(*spec.noise_key_file, NoiseKey::FilePolicy::public_allowed));
-  }
+  if (c.epsilon) s.noise_key = std::move(noise_key);
   s.run.warmup = c.sampler.warmup.value_or(spec.warmup);
   s.run.samples = c.sampler.samples.value_or(spec.samples);
   s.run.threads = 1;  // the experiment runs cells in parallel instead
@@ -216,13 +214,11 @@ std::filesystem::path cell_dir(const std::filesystem::path& out_dir, const Exper
          fmt::format("rep-{}", c.repeat.value_or(1));
 }
 
-std::optional<std::vector<ResultRow>> run_experiment_cell(const ExperimentSpec& spec,
-                                                          const ExperimentCell& cell,
-                                                          const std::filesystem::path& out_dir,
-                                                          const std::atomic<bool>* stop,
-                                                          bool draw_files) {
+std::optional<std::vector<ResultRow>> run_experiment_cell(
+    const ExperimentSpec& spec, const ExperimentCell& cell, const std::filesystem::path& out_dir,
+    const std::atomic<bool>* stop, bool draw_files, std::shared_ptr<const NoiseKey> noise_key) {
   if (spec.kind == ExperimentKind::sample)
-    return sample_cell(spec, cell, out_dir, stop, draw_files);
+    return sample_cell(spec, cell, out_dir, stop, draw_files, std::move(noise_key));
   try {
     return account_cell(spec, cell);
   } catch (const Error& e) {

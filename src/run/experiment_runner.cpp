@@ -246,6 +246,25 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
   }
   outcome.skipped = outcome.selected - todo.size();
 
+  // One key for every private cell of this run, read (or created) once before the cells start:
+  // cells running in parallel never race to create the file.
+  std::shared_ptr<const NoiseKey> noise_key;
+  const bool any_private = spec.kind == ExperimentKind::sample &&
+                           std::any_of(todo.begin(), todo.end(), [](const ExperimentCell* c) {
+                             return c->epsilon.has_value();
+                           });
+  if (any_private) {
+    if (spec.noise_key_file) {
+      noise_key = std::make_shared<const NoiseKey>(
+          NoiseKey::from_file(*spec.noise_key_file, NoiseKey::FilePolicy::public_allowed));
+      outcome.noise_key = noise_key->describe();
+    } else {
+      outcome.noise_key =
+          "fresh for each cell, not stored (rows of private cells will not reproduce; set "
+          "noise_key_file in the spec to rerun them bit for bit)";
+    }
+  }
+
   int threads =
       options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::max(1, std::min<int>(threads, static_cast<int>(todo.size())));
@@ -268,7 +287,7 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
       const ExperimentCell& cell = *todo[i];
       try {
         const auto rows =
-            run_experiment_cell(spec, cell, options.out_dir, &halt, options.draw_files);
+            run_experiment_cell(spec, cell, options.out_dir, &halt, options.draw_files, noise_key);
         std::lock_guard lock(mutex);
         if (!rows) {
           interrupted = true;

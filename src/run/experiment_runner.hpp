@@ -33,11 +33,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/noise_key.hpp"
 #include "run/experiment_spec.hpp"
 #include "run/results_csv.hpp"
 
@@ -113,6 +115,9 @@ struct ExperimentOutcome {
   std::string outside_example;  // the first such row's cell key
   std::filesystem::path results_file;
   double wall_seconds = 0.0;
+  // Where the private cells run now took their noise key from (NoiseKey::describe(), or fresh
+  // per cell); empty when no private cell ran.
+  std::string noise_key;
 };
 
 // Runs the cells not yet in OUT/results.csv and writes OUT/spec.json (the resolved spec).
@@ -126,11 +131,11 @@ std::filesystem::path cell_dir(const std::filesystem::path& out_dir, const Exper
 
 // One cell on its own (the runner's unit of work): the rows to write, or nullopt when the job
 // was interrupted. A failing job gives one row with status "error" and the message.
-// `draw_files` as ExperimentOptions::draw_files.
-std::optional<std::vector<ResultRow>> run_experiment_cell(const ExperimentSpec& spec,
-                                                          const ExperimentCell& cell,
-                                                          const std::filesystem::path& out_dir,
-                                                          const std::atomic<bool>* stop,
-                                                          bool draw_files = true);
+// `draw_files` as ExperimentOptions::draw_files. `noise_key` keys a private cell's noise (the
+// runner loads the spec's noise_key_file once); without one the cell draws a fresh key.
+std::optional<std::vector<ResultRow>> run_experiment_cell(
+    const ExperimentSpec& spec, const ExperimentCell& cell, const std::filesystem::path& out_dir,
+    const std::atomic<bool>* stop, bool draw_files = true,
+    std::shared_ptr<const NoiseKey> noise_key = {});
 
 }  // namespace dpmcmc

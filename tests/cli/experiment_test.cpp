@@ -24,6 +24,7 @@ const char* kTinySpec = R"({
   "iterations": {"warmup": 30, "samples": 30},
   "reference_draws": 200,
   "seed": 11,
+  "noise_key_file": "smoke.key",
   "profiles": {"quick": {"epsilons": [2, 4], "repeats": 2}}
 })";
 
@@ -41,6 +42,11 @@ TEST(CliExperiment, TinySpecEndToEnd) {
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("6 cells: 0 already done, 6 run now (0 failed)"), std::string::npos)
       << r.out;
+  // The spec's key file is created once, before the cells run in parallel, and then only read.
+  EXPECT_NE(r.out.find("noise key of the private cells: new, saved to the curator's key file"),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir / "smoke.key"));
   const std::string csv = slurp(out / "results.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "kind,model,sampler,sweep_param,sweep_value,epsilon,delta,repeat,accountant,bound,n,"

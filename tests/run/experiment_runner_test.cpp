@@ -91,6 +91,21 @@ TEST(ExperimentRunner, SeedsAreDerivedFromSeedAndKey) {
   EXPECT_NE(cell_hash(spec2, spec2.samplers[1]), cells[4].spec_hash);
 }
 
+// The runner reads the spec's key file once for every private cell and says so; without one each
+// private cell draws a fresh key (whether the draws then differ is tested on `sample` itself).
+TEST(ExperimentRunner, PrivateCellsTakeTheSpecsKeyOrAFreshOne) {
+  auto spec = tiny_spec();
+  spec.epsilons = {2};
+  spec.repeats = 1;
+  EXPECT_EQ(run(spec, fresh_dir("keyed"), 2).noise_key,
+            "from the curator's key file, not published");
+  spec.noise_key_file.reset();
+  const auto fresh = run(spec, fresh_dir("fresh"), 2).noise_key;
+  EXPECT_NE(fresh.find("fresh for each cell"), std::string::npos) << fresh;
+  spec.samplers.erase(spec.samplers.begin());  // rwmh only: no private cell, nothing to say
+  EXPECT_EQ(run(spec, fresh_dir("none"), 2).noise_key, "");
+}
+
 // "paired_starts": every sampler and ε of a repeat starts its chains from the same points (the
 // papers' design), each repeat from its own; without it each cell draws its own. Read back from
 // the cells' reports, so the whole path (spec, cell, job, runner) is covered.
