@@ -12,6 +12,7 @@
 #include "privacy/barker_accounting.hpp"
 #include "privacy/private_data.hpp"
 #include "samplers/dp_barker.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -29,7 +30,10 @@ void BM_DpBarkerIteration(benchmark::State& state) {
   config.batch = d.at("batch_size").get<std::size_t>();
   config.noise_variance = d.at("noise_variance").get<double>();
   EventLog log;
-  PrivateData pd(*model, data, test_noise_rng(1, 0), log, {{kBarkerLabel, kUnlimited}});
+  PrivateData pd(
+      *model, data, test_noise_rng(1, 0), log,
+      template_allowance(dp_barker_template(config.noise_variance, config.batch, data.rows()),
+                         kUnlimited));
   DpBarkerKernel kernel(*model, pd, config);
   kernel.init(preset.true_theta);
   Rng rng = make_rng(1, 0);

@@ -16,6 +16,7 @@
 #include "models/presets.hpp"
 #include "privacy/private_data.hpp"
 #include "samplers/dp_hmc.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -52,9 +53,10 @@ void run(benchmark::State& state, const std::string& name) {
   config.steps = 10;
   EventLog log;
   constexpr auto kMany = std::numeric_limits<std::uint64_t>::max();
-  auto data =
-      std::make_unique<PrivateData>(*p.model, p.data, test_noise_rng(1, 0), log,
-                                    ReleaseAllowance{{"grad_sum", kMany}, {"llr_sum", kMany}});
+  auto data = std::make_unique<PrivateData>(
+      *p.model, p.data, test_noise_rng(1, 0), log,
+      gaussian_allowance({{ReleaseKind::grad_sum, kMany}, {ReleaseKind::llr_sum, kMany}},
+                         kLowestTestMultiplier));
   DpHmcKernel kernel(*p.model, std::move(data), config);
   kernel.init(p.preset->true_theta);
   Rng rng = make_rng(1, 0);

@@ -19,6 +19,7 @@
 #include "models/gaussian_mixture.hpp"
 #include "privacy/fastmh_guarantee.hpp"
 #include "samplers/dp_fast_mh.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -56,7 +57,7 @@ void run(benchmark::State& state, bool full_batch) {
   c.full_batch = full_batch;
   EventLog log;
   PrivateData data(*p.model, p.data, test_noise_rng(3, 0), log,
-                   {{kFastMhLabel, std::uint64_t{1} << 40}});
+                   template_allowance(fastmh_template(c.epsilon, c.delta), std::uint64_t{1} << 40));
   DpFastMhKernel kernel(*p.model, data, c);
   Vec start(2);
   start << 0.0, 1.0;

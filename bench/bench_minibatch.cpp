@@ -17,6 +17,7 @@
 #include "models/presets.hpp"
 #include "privacy/private_data.hpp"
 #include "samplers/dp_penalty_minibatch.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -53,8 +54,10 @@ void BM_MinibatchPenaltyIteration(benchmark::State& state) {
   config.batch = d.at("batch_size").get<std::size_t>();
   config.proposal = variant;
   EventLog log;
-  auto data = std::make_unique<PrivateData>(*p.model, p.data, test_noise_rng(1, 0), log,
-                                            ReleaseAllowance{{"llr_batch", kUnlimited}});
+  auto data = std::make_unique<PrivateData>(
+      *p.model, p.data, test_noise_rng(1, 0), log,
+      template_allowance(dp_penalty_minibatch_template(config.tau, config.batch, p.data.rows()),
+                         kUnlimited));
   DpPenaltyMinibatchKernel kernel(*p.model, std::move(data), config);
   kernel.init(p.preset->true_theta);
   Rng rng = make_rng(1, 0);
@@ -77,7 +80,7 @@ void BM_GradSumBatch(benchmark::State& state) {
   const BatchSpec spec{static_cast<BatchSampling>(state.range(0)), 1000};
   EventLog log;
   PrivateData data(*p.model, p.data, test_noise_rng(1, 0), log,
-                   ReleaseAllowance{{"grad_batch", kUnlimited}});
+                   batch_test_allowance(spec, p.data.rows(), kUnlimited));
   std::int64_t rows = 0;
   for (auto _ : state) {
     const VectorRelease r = data.grad_sum_batch(p.preset->true_theta, 1.0, 1.0, spec);

@@ -21,6 +21,7 @@
 #include "privacy/private_data.hpp"
 #include "samplers/dp_penalty.hpp"
 #include "samplers/dp_penalty_expfam.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -56,7 +57,8 @@ void BM_DpPenaltyIteration(benchmark::State& state) {
   EventLog log;
   auto data = std::make_unique<PrivateData>(
       *p.model, p.data, test_noise_rng(1, 0), log,
-      ReleaseAllowance{{"llr_sum", std::numeric_limits<std::uint64_t>::max()}});
+      gaussian_allowance({{ReleaseKind::llr_sum, std::numeric_limits<std::uint64_t>::max()}},
+                         kLowestTestMultiplier));
   DpPenaltyKernel kernel(*p.model, std::move(data), config);
   kernel.init(p.preset->true_theta);
   Rng rng = make_rng(1, 0);
@@ -90,7 +92,8 @@ void BM_ExpFamIteration(benchmark::State& state) {
       model,
       std::make_unique<PrivateData>(
           model, data, test_noise_rng(1, 0), log,
-          ReleaseAllowance{{"suff_stat", std::numeric_limits<std::uint64_t>::max()}}),
+          gaussian_allowance({{ReleaseKind::suff_stat, std::numeric_limits<std::uint64_t>::max()}},
+                             kLowestTestMultiplier)),
       config);
   kernel.init(theta);
   Rng rng = make_rng(1, 0);

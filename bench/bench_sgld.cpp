@@ -50,7 +50,7 @@ void run(benchmark::State& state, const char* sampling, const Problem& p = gauss
   EventLog log;
   auto data = std::make_unique<PrivateData>(
       *p.model, p.data, test_noise_rng(1, 0), log,
-      ReleaseAllowance{{kGradBatchLabel, std::numeric_limits<std::uint64_t>::max()}});
+      allowance_for(setup, std::numeric_limits<std::uint64_t>::max()));
   auto kernel = setup.make_kernel(std::move(data));
   kernel->init(p.preset->true_theta);
   Rng rng = make_rng(1, 0);

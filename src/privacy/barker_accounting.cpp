@@ -183,7 +183,7 @@ PrivacyEvent dp_barker_event(double noise_variance, std::size_t batch, std::size
   e.sensitivity = 2.0 / std::sqrt(static_cast<double>(batch));
   e.noise_sd = std::sqrt(noise_variance);
   e.count = 1;
-  e.label = kBarkerLabel;
+  e.kind = ReleaseKind::barker_test;
   return e;
 }
 
@@ -193,7 +193,7 @@ std::vector<PrivacyEvent> dp_barker_template(double noise_variance, std::size_t 
 }
 
 bool decode_barker_event(const PrivacyEvent& e, BarkerEventParams& out) {
-  if (e.mechanism != Mechanism::approximate_dp || e.label != kBarkerLabel ||
+  if (e.mechanism != Mechanism::approximate_dp || e.kind != ReleaseKind::barker_test ||
       e.sampling != Sampling::without_replacement || e.relation != Neighbouring::substitute)
     return false;
   if (!(e.sampling_rate > 0.0 && e.sampling_rate <= 1.0)) return false;

@@ -56,7 +56,6 @@
 
 namespace dpmcmc {
 
-inline constexpr const char* kBarkerLabel = "barker_test";
 // δ₁ of the per-iteration (ε₁, δ₁) certificate carried by a Barker event.
 inline constexpr double kBarkerEventDelta = 1e-12;
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/types.hpp"
+#include "privacy/release_kind.hpp"
 
 namespace dpmcmc {
 
@@ -26,8 +27,8 @@ class DataOwner {
   virtual ~DataOwner() = default;
   // Rows held (public).
   virtual std::size_t rows() const = 0;
-  // Releases left under `label` in the owner's allowance.
-  virtual std::uint64_t remaining(const std::string& label) const = 0;
+  // Releases of `kind` left in the owner's allowance.
+  virtual std::uint64_t remaining(ReleaseKind kind) const = 0;
   // Releases made so far (all labels).
   virtual std::uint64_t releases() const = 0;
   // The penalty test's release (label "llr_sum"): T·Σ_i clip(log p(x_i|θ′) − log p(x_i|θ),

@@ -67,7 +67,7 @@ json event_to_json(const PrivacyEvent& e) {
     }
   }
   j["count"] = e.count;
-  j["label"] = e.label;
+  if (e.kind != ReleaseKind::other) j["label"] = release_kind_name(e.kind);
   return j;
 }
 
@@ -97,7 +97,21 @@ PrivacyEvent event_from_json(const json& j, std::string_view where) {
     throw DataError(
         fmt::format("{}.count: expected a positive integer, got {}", where, count.dump()));
   e.count = count.get<std::uint64_t>();
-  if (j.contains("label")) e.label = text(j, "label", where);
+  if (j.contains("label")) {
+    const std::string label = text(j, "label", where);
+    const auto kind = parse_release_kind(label);
+    if (!kind) {
+      std::string names;
+      for (const ReleaseKind k : kReleaseKinds) {
+        if (k != ReleaseKind::other)
+          names += (names.empty() ? "" : ", ") + std::string(release_kind_name(k));
+      }
+      throw DataError(
+          fmt::format("{}.label: unknown release kind '{}', expected one of {} (or no label)",
+                      where, label, names));
+    }
+    e.kind = *kind;
+  }
   as_data_error([&] {
     validate_event(e, where);
     return 0;

@@ -18,7 +18,7 @@ bool gaussian_kind(const PrivacyEvent& e) {
 }  // namespace
 
 std::size_t EventLog::KeyHash::operator()(const Key& k) const noexcept {
-  std::size_t h = std::hash<std::string>{}(k.label);
+  std::size_t h = std::hash<int>{}(static_cast<int>(k.kind));
   auto mix = [&h](std::uint64_t v) {
     h ^= std::hash<std::uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   };
@@ -49,12 +49,12 @@ EventLog::Key EventLog::key_of(const PrivacyEvent& e, std::uint64_t bucket) {
              g ? 0 : std::bit_cast<std::uint64_t>(e.epsilon),
              g ? 0 : std::bit_cast<std::uint64_t>(e.delta),
              bucket,
-             e.label};
+             e.kind};
 }
 
 bool EventLog::mergeable(const PrivacyEvent& a, const PrivacyEvent& b) {
   if (a.mechanism != b.mechanism || a.sampling != b.sampling || a.relation != b.relation ||
-      a.sampling_rate != b.sampling_rate || a.label != b.label)
+      a.sampling_rate != b.sampling_rate || a.kind != b.kind)
     return false;
   if (!gaussian_kind(a)) return a.epsilon == b.epsilon && a.delta == b.delta;
   const double ma = a.noise_multiplier(), mb = b.noise_multiplier();

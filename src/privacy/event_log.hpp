@@ -57,7 +57,7 @@ class EventLog {
     std::uint64_t epsilon_bits;
     std::uint64_t delta_bits;
     std::uint64_t multiplier_bucket;
-    std::string label;
+    ReleaseKind kind;
     bool operator==(const Key&) const = default;
   };
   struct KeyHash {

@@ -92,7 +92,7 @@ std::string describe(const PrivacyEvent& e) {
   }
   std::string text =
       fmt::format("{}({}, {}, ×{}", to_string(e.mechanism), body, to_string(e.relation), e.count);
-  if (!e.label.empty()) text += ", " + e.label;
+  if (e.kind != ReleaseKind::other) text += fmt::format(", {}", release_kind_name(e.kind));
   return text + ")";
 }
 

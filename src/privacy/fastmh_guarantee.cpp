@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "privacy/composition.hpp"
+#include "privacy/event_names.hpp"
 #include "privacy/gaussian_calibration.hpp"
 
 namespace dpmcmc {
@@ -155,7 +156,7 @@ std::vector<PrivacyEvent> fastmh_template(double epsilon, double delta) {
   e.sampling = Sampling::none;
   e.sampling_rate = 1.0;
   e.count = 1;
-  e.label = kFastMhLabel;
+  e.kind = ReleaseKind::fastmh;
   return {e};
 }
 
@@ -166,7 +167,7 @@ double fastmh_composed_epsilon(std::span<const PrivacyEvent> events, double delt
   for (const PrivacyEvent& e : events) {
     if (e.mechanism != Mechanism::approximate_dp) {
       throw ConfigError(
-          fmt::format("dp-fast-mh composition: event '{}' is not approximate_dp", e.label));
+          fmt::format("dp-fast-mh composition: event {} is not approximate_dp", describe(e)));
     }
     sums.add(e.epsilon, e.delta, e.count);
     max_eps = std::max(max_eps, e.epsilon);

@@ -46,7 +46,6 @@
 namespace dpmcmc {
 
 // Event label of DP-Fast MH's per-iteration release.
-inline constexpr const char* kFastMhLabel = "fastmh";
 
 // --- Lemma 1 (003 Appendix A), with the public C̄ and c̄ (both already tempered). ------------
 // Δ(ℓ1) = 2 log(1 + C̄M/λ).

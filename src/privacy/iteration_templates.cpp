@@ -14,7 +14,7 @@ void require_positive(double value, const char* name, const char* who) {
     throw ConfigError(fmt::format("{}: {} must be finite and > 0, got {}", who, name, value));
 }
 
-PrivacyEvent unit_release(double noise_multiplier, std::uint64_t count, const char* label) {
+PrivacyEvent unit_release(double noise_multiplier, std::uint64_t count, ReleaseKind kind) {
   PrivacyEvent e;
   e.mechanism = Mechanism::gaussian;
   e.sensitivity = 1.0;
@@ -23,7 +23,7 @@ PrivacyEvent unit_release(double noise_multiplier, std::uint64_t count, const ch
   e.sampling_rate = 1.0;
   e.relation = Neighbouring::substitute;
   e.count = count;
-  e.label = label;
+  e.kind = kind;
   return e;
 }
 
@@ -34,7 +34,7 @@ std::vector<PrivacyEvent> dp_penalty_template(double tau, double n, double alpha
   require_positive(tau, "τ", who);
   require_positive(n, "n", who);
   require_positive(alpha, "α", who);
-  return {unit_release(tau * std::pow(n, alpha), 1, "llr_sum")};
+  return {unit_release(tau * std::pow(n, alpha), 1, ReleaseKind::llr_sum)};
 }
 
 std::vector<PrivacyEvent> dp_hmc_template(double tau_l, double tau_g, std::uint64_t leapfrog_steps,
@@ -43,8 +43,8 @@ std::vector<PrivacyEvent> dp_hmc_template(double tau_l, double tau_g, std::uint6
   require_positive(tau_l, "τ_l", who);
   require_positive(tau_g, "τ_g", who);
   require_positive(n, "n", who);
-  return {unit_release(tau_l * std::sqrt(n), 1, "llr_sum"),
-          unit_release(tau_g * std::sqrt(n), leapfrog_steps + 1, "grad_sum")};
+  return {unit_release(tau_l * std::sqrt(n), 1, ReleaseKind::llr_sum),
+          unit_release(tau_g * std::sqrt(n), leapfrog_steps + 1, ReleaseKind::grad_sum)};
 }
 
 }  // namespace dpmcmc

@@ -33,7 +33,7 @@ std::vector<PrivacyEvent> dp_penalty_minibatch_template(double tau, std::size_t 
   e.sampling_rate = static_cast<double>(batch) / static_cast<double>(n);
   e.relation = Neighbouring::substitute;
   e.count = 1;
-  e.label = "llr_batch";
+  e.kind = ReleaseKind::llr_batch;
   return {e};
 }
 

@@ -21,9 +21,9 @@ std::size_t OwnerGroup::rows() const {
   return n;
 }
 
-std::uint64_t OwnerGroup::remaining(const std::string& label) const {
-  std::uint64_t least = owners_.front()->remaining(label);
-  for (const auto& o : owners_) least = std::min(least, o->remaining(label));
+std::uint64_t OwnerGroup::remaining(ReleaseKind kind) const {
+  std::uint64_t least = owners_.front()->remaining(kind);
+  for (const auto& o : owners_) least = std::min(least, o->remaining(kind));
   return least;
 }
 

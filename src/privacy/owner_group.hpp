@@ -20,7 +20,7 @@ class OwnerGroup final : public DataOwner {
 
   std::size_t rows() const override;  // Σ n_i
   // The fewest releases any owner has left: the group can answer only while all can.
-  std::uint64_t remaining(const std::string& label) const override;
+  std::uint64_t remaining(ReleaseKind kind) const override;
   // Requests answered by the group (each makes one release per owner).
   std::uint64_t releases() const override { return answered_; }
   // Σ of the owners' answers; noise_sd = √(Σσᵢ²); sensitivity = the largest owner's Δ (what one

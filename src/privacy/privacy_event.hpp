@@ -4,7 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
+
+#include "privacy/release_kind.hpp"
 
 namespace dpmcmc {
 
@@ -36,10 +37,10 @@ struct PrivacyEvent {
   double sampling_rate = 1.0;  // q ∈ (0, 1]
   Sampling sampling = Sampling::none;
   Neighbouring relation = Neighbouring::add_remove;
-  double epsilon = 0.0;     // approximate_dp only
-  double delta = 0.0;       // approximate_dp only
-  std::uint64_t count = 1;  // number of identical releases this event stands for
-  std::string label;        // what was released, e.g. "llr_sum", "grad_sum" (reports only)
+  double epsilon = 0.0;                   // approximate_dp only
+  double delta = 0.0;                     // approximate_dp only
+  std::uint64_t count = 1;                // number of identical releases this event stands for
+  ReleaseKind kind = ReleaseKind::other;  // what was released (typed: never a label string)
 
   // σ/Δ: the only quantity a Gaussian event's privacy depends on.
   double noise_multiplier() const { return noise_sd / sensitivity; }

@@ -31,8 +31,7 @@ PrivateData::PrivateData(const Model& model, const Dataset& data, NoiseRng noise
       data_(data),
       noise_(std::move(noise)),
       log_(log),
-      allowance_(std::move(allowance)),
-      initial_allowance_(allowance_) {
+      allowance_(std::move(allowance)) {
   model_checks::dataset(model.name(), static_cast<Eigen::Index>(model.data_columns().size()),
                         data.x.cols());
   if (data.rows() == 0) {
@@ -54,51 +53,56 @@ double PrivateData::temperature() const {
   return model_.temperature();
 }
 
-std::uint64_t PrivateData::remaining(const std::string& label) const {
-  const auto it = allowance_.find(label);
-  return it == allowance_.end() ? 0 : it->second;
+std::uint64_t PrivateData::remaining(ReleaseKind kind) const {
+  return allowance_.remaining(kind);
 }
 
-void PrivateData::require_allowance(const std::string& label) const {
-  if (remaining(label) > 0) return;
-  const auto it = allowance_.find(label);
-  throw BudgetExhausted(fmt::format(
-      "release '{}' refused: {}", label,
-      it == allowance_.end()
-          ? std::string("the plan allows no release of this kind")
-          : fmt::format("the allowance of this chain is used up (allowance {} releases, "
-                        "0 remaining)",
-                        initial_allowance_.at(label))));
-}
-
-void PrivateData::spend(const std::string& label, double sensitivity, double noise_sd) {
+PrivacyEvent PrivateData::calibrate(ReleaseKind kind, double sensitivity,
+                                    double noise_multiplier) const {
   PrivacyEvent e;
+  e.kind = kind;
   e.mechanism = Mechanism::gaussian;
   e.sensitivity = sensitivity;
-  e.noise_sd = noise_sd;
+  e.noise_sd = noise_multiplier * sensitivity;
   e.sampling = Sampling::none;
   e.sampling_rate = 1.0;
   e.relation = Neighbouring::substitute;
   e.count = 1;
-  e.label = label;
-  log_.append(e);
-  --allowance_.at(label);
-  ++releases_;
+  if (!(e.sensitivity > 0.0) || !std::isfinite(e.noise_sd)) {
+    throw ConfigError(
+        fmt::format("release '{}': sensitivity {} and noise sd {}·{} must be finite "
+                    "and > 0",
+                    release_kind_name(kind), sensitivity, noise_multiplier, sensitivity));
+  }
+  allowance_.check(e);
+  return e;
 }
 
-void PrivateData::spend_subsampled(const std::string& label, double sensitivity, double noise_sd,
-                                   Sampling sampling, double rate, Neighbouring relation) {
+PrivacyEvent PrivateData::calibrate_subsampled(ReleaseKind kind, double sensitivity,
+                                               double noise_multiplier, Sampling sampling,
+                                               double rate, Neighbouring relation) const {
   PrivacyEvent e;
+  e.kind = kind;
   e.mechanism = Mechanism::subsampled_gaussian;
   e.sensitivity = sensitivity;
-  e.noise_sd = noise_sd;
+  e.noise_sd = noise_multiplier * sensitivity;
   e.sampling = sampling;
   e.sampling_rate = rate;
   e.relation = relation;
   e.count = 1;
-  e.label = label;
+  if (!(e.sensitivity > 0.0) || !std::isfinite(e.noise_sd)) {
+    throw ConfigError(
+        fmt::format("release '{}': sensitivity {} and noise sd {}·{} must be finite "
+                    "and > 0",
+                    release_kind_name(kind), sensitivity, noise_multiplier, sensitivity));
+  }
+  allowance_.check(e);
+  return e;
+}
+
+void PrivateData::record(const PrivacyEvent& e) {
+  allowance_.use(e);
   log_.append(e);
-  --allowance_.at(label);
   ++releases_;
 }
 
@@ -116,11 +120,13 @@ RowBlock PrivateData::gather(std::span<const std::size_t> idx) {
 ScalarRelease PrivateData::llr_sum(const Vec& theta, const Vec& theta_prime, double bound,
                                    double noise_multiplier) {
   static const std::string label = "llr_sum";
-  static const std::string who = "release '" + label + "'";
-  // Checks first: nothing about the data is computed for a refused or malformed request.
+  // Checks first: nothing about the data is computed for a refused or malformed request. The
+  // calibration comes from public inputs only; substitute relation: one row moves the clipped
+  // sum by at most 2·T·bound.
   require_positive(bound, "the clip bound", label);
   require_positive(noise_multiplier, "the noise multiplier", label);
-  require_allowance(label);
+  const double t = model_.temperature();
+  const PrivacyEvent e = calibrate(ReleaseKind::llr_sum, 2.0 * t * bound, noise_multiplier);
   if (theta.size() != model_.dim() || theta_prime.size() != model_.dim()) {
     throw SoftwareError(fmt::format("release '{}': θ has {} and θ′ {} components, the model {}",
                                     label, theta.size(), theta_prime.size(), model_.dim()));
@@ -128,13 +134,12 @@ ScalarRelease PrivateData::llr_sum(const Vec& theta, const Vec& theta_prime, dou
 
   const ClippedLlr c = clipped_llr_sum(model_, data_, theta, theta_prime, bound, scratch_);
 
-  const double t = model_.temperature();
   ScalarRelease out;
-  out.sensitivity = 2.0 * t * bound;  // substitute relation: one row moves by at most 2·bound
-  out.noise_sd = noise_multiplier * out.sensitivity;
+  out.sensitivity = e.sensitivity;
+  out.noise_sd = e.noise_sd;
   out.rows = c.rows;
   out.clipped = c.clipped;
-  spend(label, out.sensitivity, out.noise_sd);
+  record(e);
   out.value = t * c.sum + out.noise_sd * noise_.normal();
   return out;
 }
@@ -143,7 +148,9 @@ VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise
   static const std::string label = "grad_sum";
   require_positive(bound, "the clip bound", label);
   require_positive(noise_multiplier, "the noise multiplier", label);
-  require_allowance(label);
+  const double t = model_.temperature();
+  // Substitute relation: one row's clipped gradient moves the sum by at most 2·T·bound.
+  const PrivacyEvent e = calibrate(ReleaseKind::grad_sum, 2.0 * t * bound, noise_multiplier);
   if (theta.size() != model_.dim()) {
     throw SoftwareError(fmt::format("release '{}': θ has {} components, the model {}", label,
                                     theta.size(), model_.dim()));
@@ -153,20 +160,18 @@ VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise
   const int d = model_.dim();
   Vec sum = Vec::Zero(d);
   std::size_t clipped = 0;
-  static const std::string who = "release '" + label + "'";
   for (std::size_t begin = 0; begin < n; begin += kBlockRows) {
     const auto count = static_cast<Eigen::Index>(std::min(kBlockRows, n - begin));
     add_clipped_grads(model_, theta, data_.block(begin, static_cast<std::size_t>(count)), bound,
                       grad_scratch_.topRows(count), norm_scratch_.head(count), sum, clipped);
   }
 
-  const double t = model_.temperature();
   VectorRelease out;
-  out.sensitivity = 2.0 * t * bound;
-  out.noise_sd = noise_multiplier * out.sensitivity;
+  out.sensitivity = e.sensitivity;
+  out.noise_sd = e.noise_sd;
   out.rows = n;
   out.clipped = clipped;
-  spend(label, out.sensitivity, out.noise_sd);
+  record(e);
   out.value.resize(d);
   for (int j = 0; j < d; ++j) out.value[j] = t * sum[j] + out.noise_sd * noise_.normal();
   return out;
@@ -180,7 +185,13 @@ VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double
   require_positive(noise_multiplier, "the noise multiplier", label);
   const std::size_t n = data_.rows();
   validate_batch(batch, n, who);
-  require_allowance(label);
+  const double t = model_.temperature();
+  const bool poisson = batch.sampling == BatchSampling::poisson;
+  // Add/remove: one row more or less moves the sum by ≤ T·bound; substitute: by ≤ 2·T·bound.
+  const PrivacyEvent e = calibrate_subsampled(
+      ReleaseKind::grad_batch, (poisson ? 1.0 : 2.0) * t * bound, noise_multiplier,
+      poisson ? Sampling::poisson : Sampling::without_replacement, batch_rate(batch, n),
+      poisson ? Neighbouring::add_remove : Neighbouring::substitute);
   if (theta.size() != model_.dim()) {
     throw SoftwareError(fmt::format("release '{}': θ has {} components, the model {}", label,
                                     theta.size(), model_.dim()));
@@ -198,18 +209,12 @@ VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double
                       grad_scratch_.topRows(c), norm_scratch_.head(c), sum, clipped);
   }
 
-  const double t = model_.temperature();
-  const bool poisson = batch.sampling == BatchSampling::poisson;
   VectorRelease out;
-  // Add/remove: one row more or less moves the sum by ≤ T·bound; substitute: by ≤ 2·T·bound.
-  out.sensitivity = (poisson ? 1.0 : 2.0) * t * bound;
-  out.noise_sd = noise_multiplier * out.sensitivity;
+  out.sensitivity = e.sensitivity;
+  out.noise_sd = e.noise_sd;
   out.rows = idx.size();
   out.clipped = clipped;
-  spend_subsampled(label, out.sensitivity, out.noise_sd,
-                   poisson ? Sampling::poisson : Sampling::without_replacement,
-                   batch_rate(batch, n),
-                   poisson ? Neighbouring::add_remove : Neighbouring::substitute);
+  record(e);
   out.value.resize(d);
   for (int j = 0; j < d; ++j) out.value[j] = t * sum[j] + out.noise_sd * noise_.normal();
   return out;
@@ -225,7 +230,6 @@ ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& thet
   const std::size_t n = data_.rows();
   const BatchSpec spec{BatchSampling::without_replacement, batch};
   validate_batch(spec, n, who);
-  require_allowance(label);
   if (theta.size() != model_.dim() || theta_prime.size() != model_.dim()) {
     throw SoftwareError(fmt::format("release '{}': θ has {} and θ′ {} components, the model {}",
                                     label, theta.size(), theta_prime.size(), model_.dim()));
@@ -238,6 +242,9 @@ ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& thet
         "{}, bound {})",
         label, n, t, batch, bound));
   }
+  const PrivacyEvent e = calibrate_subsampled(
+      ReleaseKind::llr_batch, c, noise_multiplier, Sampling::without_replacement,
+      static_cast<double>(batch) / static_cast<double>(n), Neighbouring::substitute);
 
   const auto idx = batches_.draw(spec, n, noise_);
   const auto [shift, sum, sum_sq, clipped] = clipped_ratio_moments(theta, theta_prime, bound, idx);
@@ -247,12 +254,11 @@ ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& thet
   const double batch_var = a * a * std::max(0.0, sum_sq - sum * sum / b);  // σ_b²
 
   ScalarRelease out;
-  out.sensitivity = c;
-  out.noise_sd = noise_multiplier * c;
+  out.sensitivity = e.sensitivity;
+  out.noise_sd = e.noise_sd;
   out.rows = batch;
   out.clipped = clipped;
-  spend_subsampled(label, out.sensitivity, out.noise_sd, Sampling::without_replacement,
-                   b / static_cast<double>(n), Neighbouring::substitute);
+  record(e);
   out.value = a * total - 0.5 * batch_var + out.noise_sd * noise_.normal();
   return out;
 }
@@ -316,20 +322,17 @@ void PrivateData::prepare_suff_stat(const SufficientStatistic& s) {
 VectorRelease PrivateData::suff_stat(const SufficientStatistic& s, double noise_multiplier) {
   static const std::string label = "suff_stat";
   require_positive(noise_multiplier, "the noise multiplier", label);
-  require_allowance(label);
+  // Substitute relation: one row's statistic moves within the declared box, Δ = ‖hi − lo‖₂.
+  const PrivacyEvent e = calibrate(ReleaseKind::suff_stat, s.stat_sensitivity(), noise_multiplier);
   prepare_suff_stat(s);
   const int k = s.stat_dim();
 
   VectorRelease out;
-  out.sensitivity = s.stat_sensitivity();
-  out.noise_sd = noise_multiplier * out.sensitivity;
-  if (!std::isfinite(out.noise_sd)) {
-    throw ConfigError(fmt::format("release '{}': noise sd {}·{} is not finite", label,
-                                  noise_multiplier, out.sensitivity));
-  }
+  out.sensitivity = e.sensitivity;
+  out.noise_sd = e.noise_sd;
   out.rows = data_.rows();
   out.clipped = 0;
-  spend(label, out.sensitivity, out.noise_sd);
+  record(e);
   out.value.resize(k);
   for (int j = 0; j < k; ++j) out.value[j] = stat_sum_[j] + out.noise_sd * noise_.normal();
   return out;

@@ -4,8 +4,11 @@
 //   * counts the rows whose contribution was clipped,
 //   * appends a PrivacyEvent (mechanism, sensitivity, noise scale, relation, label) to the
 //     chain's EventLog, from which the run's recorded spend is composed, and
-//   * is refused (BudgetExhausted) once the release allowance planned for this chain is used
-//     up, so that no release beyond the plan is possible through this API.
+//   * is refused (ReleaseRefused) unless the chain's allowance (release_allowance.hpp) has a
+//     release of its kind left whose planned calibration — noise multiplier, sensitivity cap,
+//     sampling, rate, relation, (ε, δ) — it matches; the check runs on the release's
+//     calibration, built from public inputs only, before any row is read. No release beyond or
+//     below the plan is possible through this API.
 //
 // Tempering: with a tempered likelihood p(x|θ)^T every released sum is T times the untempered
 // clipped sum, and its sensitivity and noise are T times too (the noise multiplier σ/Δ is
@@ -29,6 +32,7 @@
 #include "privacy/batch_sampling.hpp"
 #include "privacy/data_owner.hpp"
 #include "privacy/event_log.hpp"
+#include "privacy/release_allowance.hpp"
 
 namespace dpmcmc {
 
@@ -36,15 +40,6 @@ class SufficientStatistic;  // models/expfam_model.hpp
 struct FastMhRequest;       // privacy/fastmh_guarantee.hpp
 struct FastMhRelease;       // privacy/fastmh_guarantee.hpp
 struct FastMhCache;         // private_data_fastmh.cpp
-
-// Thrown when a release would exceed the chain's allowance. Kernels check remaining() first and
-// report exhausted(), so a correct sampler never triggers it; reaching it is a bug (exit 70).
-struct BudgetExhausted : SoftwareError {
-  explicit BudgetExhausted(const std::string& m) : SoftwareError(m) {}
-};
-
-// Maximum number of releases per label ("llr_sum", "grad_sum", …) for one chain, from the plan.
-using ReleaseAllowance = std::map<std::string, std::uint64_t>;
 
 struct VectorRelease {
   Vec value;
@@ -64,8 +59,8 @@ class PrivateData final : public DataOwner {
 
   std::size_t rows() const override;  // n (public)
   double temperature() const;         // T of the model
-  // Releases left under `label` (0 when the allowance has no such label).
-  std::uint64_t remaining(const std::string& label) const override;
+  // Releases of `kind` left (0 when the plan has none).
+  std::uint64_t remaining(ReleaseKind kind) const override;
   // Releases made through this object so far (all labels).
   std::uint64_t releases() const override { return releases_; }
 
@@ -148,12 +143,14 @@ class PrivateData final : public DataOwner {
   void prepare_suff_stat(const SufficientStatistic& s);
 
  private:
-  // BudgetExhausted naming the label and the allowance unless remaining(label) > 0.
-  void require_allowance(const std::string& label) const;
-  void spend(const std::string& label, double sensitivity, double noise_sd);
-  // Records a subsampled release and uses one unit of its allowance.
-  void spend_subsampled(const std::string& label, double sensitivity, double noise_sd,
-                        Sampling sampling, double rate, Neighbouring relation);
+  // A release's calibration (the event it will record), from public inputs only: Gaussian over
+  // all rows under the substitute relation, or subsampled. ReleaseRefused unless the allowance
+  // admits it; ConfigError for a non-finite noise sd.
+  PrivacyEvent calibrate(ReleaseKind kind, double sensitivity, double noise_multiplier) const;
+  PrivacyEvent calibrate_subsampled(ReleaseKind kind, double sensitivity, double noise_multiplier,
+                                    Sampling sampling, double rate, Neighbouring relation) const;
+  // Uses one release of the allowance and appends the event to the chain's log.
+  void record(const PrivacyEvent& e);
   // Copies the rows `idx` (sorted) into gather_ and returns them as a block.
   RowBlock gather(std::span<const std::size_t> idx);
   // Σ (r − shift) and Σ (r − shift)² of the clipped log-likelihood ratios r = clip(log p(x|θ′) −
@@ -172,7 +169,6 @@ class PrivateData final : public DataOwner {
   NoiseRng noise_;
   EventLog& log_;
   ReleaseAllowance allowance_;
-  ReleaseAllowance initial_allowance_;  // as planned, for messages
   std::uint64_t releases_ = 0;
   Vec scratch_;
   Mat grad_scratch_;

@@ -13,8 +13,7 @@ namespace dpmcmc {
 ScalarRelease PrivateData::llr_batch_barker(const Vec& theta, const Vec& theta_prime,
                                             double noise_variance, std::size_t batch,
                                             const std::function<double(NoiseRng&)>& correction) {
-  static const std::string label = kBarkerLabel;
-  static const std::string who = "release '" + label + "'";
+  static const std::string label(release_kind_name(ReleaseKind::barker_test));
   const std::size_t n = data_.rows();
   const double t = model_.temperature();
   // Checks first: nothing about the data is computed for a refused or malformed request.
@@ -23,7 +22,7 @@ ScalarRelease PrivateData::llr_batch_barker(const Vec& theta, const Vec& theta_p
         "release '{}': the tempering T = n0/n is {}, expected 0 < T ≤ 1 (n0 ≤ n)", label, t));
   }
   const PrivacyEvent event = dp_barker_event(noise_variance, batch, n);  // validates σ², b
-  require_allowance(label);
+  allowance_.check(event);
   if (theta.size() != model_.dim() || theta_prime.size() != model_.dim()) {
     throw SoftwareError(fmt::format("release '{}': θ has {} and θ′ {} components, the model {}",
                                     label, theta.size(), theta_prime.size(), model_.dim()));
@@ -53,9 +52,7 @@ ScalarRelease PrivateData::llr_batch_barker(const Vec& theta, const Vec& theta_p
   out.noise_sd = event.noise_sd;  // σ: the total test noise, public
   out.rows = batch;
   out.clipped = clipped;
-  log_.append(event);
-  --allowance_.at(label);
-  ++releases_;
+  record(event);
   const double noise = std::sqrt(noise_variance - batch_var) * noise_.normal();
   out.value = lambda + noise + correction(noise_);
   if (!std::isfinite(out.value)) {

@@ -68,7 +68,7 @@ void require_finite_positive(double v, const char* what) {
 }  // namespace
 
 FastMhRelease PrivateData::fastmh_release(const FastMhRequest& req) {
-  const std::string label = kFastMhLabel;
+  static const std::string label(release_kind_name(ReleaseKind::fastmh));
   if (req.calibration == nullptr || req.theta == nullptr || req.theta_prime == nullptr) {
     throw SoftwareError("release 'fastmh': incomplete request (θ, θ′ or calibration missing)");
   }
@@ -90,7 +90,17 @@ FastMhRelease PrivateData::fastmh_release(const FastMhRequest& req) {
     throw SoftwareError(fmt::format("release '{}': θ has {} and θ′ {} components, the model {}",
                                     label, theta.size(), theta_prime.size(), model_.dim()));
   }
-  require_allowance(label);
+  // The plan must cover the costliest branch (the noisy one's (ε, δ)) before a row is read.
+  PrivacyEvent e;
+  e.kind = ReleaseKind::fastmh;
+  e.mechanism = Mechanism::approximate_dp;
+  e.epsilon = cal.epsilon;
+  e.delta = cal.delta;
+  e.relation = Neighbouring::substitute;
+  e.sampling = Sampling::none;
+  e.sampling_rate = 1.0;
+  e.count = 1;
+  allowance_.check(e);
 
   // The per-row bounds, once: refused (not clipped) when a row exceeds the declared c̄.
   if (!fastmh_cache_ || fastmh_cache_->declared != req.row_bound) {
@@ -215,19 +225,10 @@ FastMhRelease PrivateData::fastmh_release(const FastMhRequest& req) {
     out.epsilon = 0.0;
     out.delta = free_delta;
   }
-  // The event: what this iteration's branch certifies.
-  PrivacyEvent e;
-  e.mechanism = Mechanism::approximate_dp;
+  // The event: what this iteration's branch certifies (at most the noisy branch's (ε, δ)).
   e.epsilon = out.epsilon;
   e.delta = out.delta;
-  e.relation = Neighbouring::substitute;
-  e.sampling = Sampling::none;
-  e.sampling_rate = 1.0;
-  e.count = 1;
-  e.label = label;
-  log_.append(e);
-  --allowance_.at(label);
-  ++releases_;
+  record(e);
 
   if (out.free) {
     // The decision is the mechanism: its uniform must stay secret (noise stream).

@@ -37,6 +37,8 @@ PrivateSamplerSetup setup_dp_hmc(const std::string& sampler, const nlohmann::jso
   PrivateSamplerSetup setup;
   setup.per_iteration = dp_hmc_template(c.tau_l, c.tau_g, static_cast<std::uint64_t>(c.steps),
                                         static_cast<double>(n));
+  // The gradient clip bound fixes each gradient release's sensitivity (substitute: 2·T·b_g).
+  setup.sensitivity_caps[ReleaseKind::grad_sum] = 2.0 * model.temperature() * c.clip_g;
   setup.make_kernel = [&model, c](std::unique_ptr<PrivateData> data) {
     return std::make_unique<DpHmcKernel>(model, std::move(data), c);
   };

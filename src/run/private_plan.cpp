@@ -34,13 +34,14 @@ std::string private_memo_key(const char* what, const Budget& budget,
                              std::span<const PrivacyEvent> events, const nlohmann::json& names,
                              const AccountantOptions& options) {
   // Every field of every event, whatever its mechanism (an accountant may read fields that the
-  // report's JSON of that mechanism leaves out, e.g. DP Barker's batch size in `sensitivity`);
+  // report's JSON of that mechanism leaves out, e.g. DP Barker's batch size in `sensitivity`,
+  // and the kind: the Barker accountants analyse barker_test events their own way);
   // doubles in shortest round-trip form, so distinct values give distinct keys.
   nlohmann::json list = nlohmann::json::array();
   for (const PrivacyEvent& e : events) {
     list.push_back({static_cast<int>(e.mechanism), e.sensitivity, e.noise_sd, e.sampling_rate,
                     static_cast<int>(e.sampling), static_cast<int>(e.relation), e.epsilon, e.delta,
-                    e.count});
+                    e.count, static_cast<int>(e.kind)});
   }
   return nlohmann::json{{"what", what},   {"epsilon", budget.epsilon}, {"delta", budget.delta},
                         {"events", list}, {"accountants", names},      {"options", options}}

@@ -69,11 +69,8 @@ std::vector<Dataset> owner_shards(const Dataset& data, std::size_t owners) {
   return shards;
 }
 
-ReleaseAllowance allowance_for(const std::vector<PrivacyEvent>& per_iteration,
-                               std::uint64_t iterations) {
-  ReleaseAllowance allowance;
-  for (const auto& e : per_iteration) allowance[e.label] += e.count * iterations;
-  return allowance;
+ReleaseAllowance allowance_for(const PrivateSamplerSetup& setup, std::uint64_t iterations) {
+  return ReleaseAllowance::for_iterations(setup.per_iteration, iterations, setup.sensitivity_caps);
 }
 
 }  // namespace dpmcmc

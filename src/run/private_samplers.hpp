@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -26,6 +27,9 @@ namespace dpmcmc {
 struct PrivateSamplerSetup {
   // Releases of one iteration (normalised, Δ = 1). With several data owners: of each owner.
   std::vector<PrivacyEvent> per_iteration;
+  // The largest sensitivity of the release kinds whose Δ the hyperparameters fix (a gradient clip
+  // bound): a release of such a kind with a larger Δ is refused (release_allowance.hpp).
+  std::map<ReleaseKind, double> sensitivity_caps;
   std::function<std::unique_ptr<PrivateKernel>(std::unique_ptr<PrivateData>)> make_kernel;
   // Data sharing (004_14fb110475802c51.txt, Algorithm 2): the rows are split among `owners`
   // parties, each with its own PrivateData, noise stream and event log, joined in an OwnerGroup
@@ -51,10 +55,10 @@ const std::vector<PrivateSamplerEntry>& private_samplers();
 // nullptr when `name` is not a private sampler.
 const PrivateSamplerEntry* find_private_sampler(const std::string& name);
 
-// The allowance of a chain that may run `iterations` iterations of `per_iteration`: for every
-// label, iterations × the releases of that label in one iteration.
-ReleaseAllowance allowance_for(const std::vector<PrivacyEvent>& per_iteration,
-                               std::uint64_t iterations);
+// The allowance of a chain that may run `iterations` iterations of the setup's template: one
+// slot per template event, iterations × its count, calibrated as the event, capped as the setup
+// says.
+ReleaseAllowance allowance_for(const PrivateSamplerSetup& setup, std::uint64_t iterations);
 
 // The rows of owner i of `owners` (contiguous blocks, sizes differing by at most one).
 // ConfigError naming --owners unless 1 ≤ owners ≤ n.

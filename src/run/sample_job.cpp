@@ -195,7 +195,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
                                       : NoiseKey::fresh();
     std::vector<ReleaseAllowance> allowances;
     for (const auto k : out.plan->split.per_chain) {
-      allowances.push_back(allowance_for(setup.per_iteration, k));
+      allowances.push_back(allowance_for(setup, k));
     }
     const std::size_t owners = setup.owners;
     for (auto& chain_logs : logs) chain_logs.resize(owners);

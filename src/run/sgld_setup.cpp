@@ -47,6 +47,12 @@ double kernel_step(const std::string& sampler, const nlohmann::json& params, std
   return eta0 / static_cast<double>(n);
 }
 
+// The clip bound fixes the gradient batch's sensitivity: T·C under Poisson sampling (add/remove),
+// 2·T·C without replacement (substitute), as PrivateData::grad_sum_batch records it.
+double batch_sensitivity(const BatchSpec& batch, double temperature, double clip) {
+  return (batch.sampling == BatchSampling::poisson ? 1.0 : 2.0) * temperature * clip;
+}
+
 }  // namespace
 
 DpSgldConfig dp_sgld_config(const std::string& sampler, const nlohmann::json& params,
@@ -86,6 +92,8 @@ PrivateSamplerSetup setup_dp_sgld(const std::string& sampler, const nlohmann::js
   PrivateSamplerSetup setup;
   setup.per_iteration = sg_iteration_template(
       c.batch, n, sgld_noise_multiplier(c.step_size, c.batch, n, model.temperature(), c.clip));
+  setup.sensitivity_caps[ReleaseKind::grad_batch] =
+      batch_sensitivity(c.batch, model.temperature(), c.clip);
   setup.make_kernel = [&model, c](std::unique_ptr<PrivateData> data) {
     return std::make_unique<DpSgldKernel>(model, std::move(data), c);
   };
@@ -99,6 +107,8 @@ PrivateSamplerSetup setup_dp_sgnht(const std::string& sampler, const nlohmann::j
   setup.per_iteration = sg_iteration_template(
       c.batch, n,
       sgnht_noise_multiplier(c.step_size, c.diffusion, c.batch, n, model.temperature(), c.clip));
+  setup.sensitivity_caps[ReleaseKind::grad_batch] =
+      batch_sensitivity(c.batch, model.temperature(), c.clip);
   setup.make_kernel = [&model, c](std::unique_ptr<PrivateData> data) {
     return std::make_unique<DpSgnhtKernel>(model, std::move(data), c);
   };

@@ -16,13 +16,15 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
 DpBarkerKernel::DpBarkerKernel(const Model& model, PrivateData& data, DpBarkerConfig config)
-    : PrivateKernel(data, {{kBarkerLabel, 1}}), model_(model), config_(std::move(config)) {
+    : PrivateKernel(data, {{ReleaseKind::barker_test, 1}}),
+      model_(model),
+      config_(std::move(config)) {
   setup();
 }
 
 DpBarkerKernel::DpBarkerKernel(const Model& model, std::unique_ptr<PrivateData> data,
                                DpBarkerConfig config)
-    : PrivateKernel(std::move(data), {{kBarkerLabel, 1}}),
+    : PrivateKernel(std::move(data), {{ReleaseKind::barker_test, 1}}),
       model_(model),
       config_(std::move(config)) {
   setup();

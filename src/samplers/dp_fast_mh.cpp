@@ -35,13 +35,13 @@ double declared_row_bound(const Model& model) {
 }
 
 DpFastMhKernel::DpFastMhKernel(const Model& model, PrivateData& data, DpFastMhConfig config)
-    : PrivateKernel(data, {{kFastMhLabel, 1}}), model_(model), config_(std::move(config)) {
+    : PrivateKernel(data, {{ReleaseKind::fastmh, 1}}), model_(model), config_(std::move(config)) {
   setup();
 }
 
 DpFastMhKernel::DpFastMhKernel(const Model& model, std::unique_ptr<PrivateData> data,
                                DpFastMhConfig config)
-    : PrivateKernel(std::move(data), {{kFastMhLabel, 1}}),
+    : PrivateKernel(std::move(data), {{ReleaseKind::fastmh, 1}}),
       model_(model),
       config_(std::move(config)) {
   setup();

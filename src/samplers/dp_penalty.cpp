@@ -14,7 +14,6 @@ namespace dpmcmc {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-const std::string kLabel = "llr_sum";
 
 }  // namespace
 
@@ -48,13 +47,15 @@ double penalty_expected_acceptance(double r, double sigma) {
 }
 
 DpPenaltyKernel::DpPenaltyKernel(const Model& model, DataOwner& data, DpPenaltyConfig config)
-    : PrivateKernel(data, {{kLabel, 1}}), model_(model), config_(std::move(config)) {
+    : PrivateKernel(data, {{ReleaseKind::llr_sum, 1}}), model_(model), config_(std::move(config)) {
   setup();
 }
 
 DpPenaltyKernel::DpPenaltyKernel(const Model& model, std::unique_ptr<DataOwner> data,
                                  DpPenaltyConfig config)
-    : PrivateKernel(std::move(data), {{kLabel, 1}}), model_(model), config_(std::move(config)) {
+    : PrivateKernel(std::move(data), {{ReleaseKind::llr_sum, 1}}),
+      model_(model),
+      config_(std::move(config)) {
   setup();
 }
 

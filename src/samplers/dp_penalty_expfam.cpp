@@ -14,7 +14,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
-const std::string kLabel = "suff_stat";
 const std::string kName = "dp-penalty-expfam";
 
 }  // namespace
@@ -33,20 +32,24 @@ std::vector<PrivacyEvent> dp_penalty_expfam_template(double tau, double n, doubl
   e.sampling_rate = 1.0;
   e.relation = Neighbouring::substitute;
   e.count = 1;
-  e.label = kLabel;
+  e.kind = ReleaseKind::suff_stat;
   return {e};
 }
 
 DpPenaltyExpFamKernel::DpPenaltyExpFamKernel(const ExpFamModel& model, PrivateData& data,
                                              DpPenaltyExpFamConfig config)
-    : PrivateKernel(data, {{kLabel, 1}}), model_(model), config_(std::move(config)) {
+    : PrivateKernel(data, {{ReleaseKind::suff_stat, 1}}),
+      model_(model),
+      config_(std::move(config)) {
   setup();
 }
 
 DpPenaltyExpFamKernel::DpPenaltyExpFamKernel(const ExpFamModel& model,
                                              std::unique_ptr<PrivateData> data,
                                              DpPenaltyExpFamConfig config)
-    : PrivateKernel(std::move(data), {{kLabel, 1}}), model_(model), config_(std::move(config)) {
+    : PrivateKernel(std::move(data), {{ReleaseKind::suff_stat, 1}}),
+      model_(model),
+      config_(std::move(config)) {
   setup();
 }
 

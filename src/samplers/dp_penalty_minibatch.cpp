@@ -15,7 +15,6 @@ namespace dpmcmc {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-const std::string kLabel = "llr_batch";
 
 }  // namespace
 
@@ -33,14 +32,18 @@ std::string penalty_minibatch_sampler_name(PenaltyProposal proposal) {
 
 DpPenaltyMinibatchKernel::DpPenaltyMinibatchKernel(const Model& model, PrivateData& data,
                                                    DpPenaltyMinibatchConfig config)
-    : PrivateKernel(data, {{kLabel, 1}}), model_(model), config_(std::move(config)) {
+    : PrivateKernel(data, {{ReleaseKind::llr_batch, 1}}),
+      model_(model),
+      config_(std::move(config)) {
   setup();
 }
 
 DpPenaltyMinibatchKernel::DpPenaltyMinibatchKernel(const Model& model,
                                                    std::unique_ptr<PrivateData> data,
                                                    DpPenaltyMinibatchConfig config)
-    : PrivateKernel(std::move(data), {{kLabel, 1}}), model_(model), config_(std::move(config)) {
+    : PrivateKernel(std::move(data), {{ReleaseKind::llr_batch, 1}}),
+      model_(model),
+      config_(std::move(config)) {
   setup();
 }
 

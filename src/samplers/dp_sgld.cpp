@@ -68,18 +68,20 @@ std::vector<PrivacyEvent> sg_iteration_template(const BatchSpec& batch, std::siz
   e.sampling_rate = batch_rate(batch, n);
   e.relation = poisson ? Neighbouring::add_remove : Neighbouring::substitute;
   e.count = 1;
-  e.label = kGradBatchLabel;
+  e.kind = ReleaseKind::grad_batch;
   return {e};
 }
 
 DpSgldKernel::DpSgldKernel(const Model& model, PrivateData& data, DpSgldConfig config)
-    : PrivateKernel(data, {{kGradBatchLabel, 1}}), model_(model), config_(config) {
+    : PrivateKernel(data, {{ReleaseKind::grad_batch, 1}}), model_(model), config_(config) {
   setup();
 }
 
 DpSgldKernel::DpSgldKernel(const Model& model, std::unique_ptr<PrivateData> data,
                            DpSgldConfig config)
-    : PrivateKernel(std::move(data), {{kGradBatchLabel, 1}}), model_(model), config_(config) {
+    : PrivateKernel(std::move(data), {{ReleaseKind::grad_batch, 1}}),
+      model_(model),
+      config_(config) {
   setup();
 }
 

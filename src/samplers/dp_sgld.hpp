@@ -61,7 +61,6 @@
 namespace dpmcmc {
 
 // The release label of both stochastic-gradient kernels (one per iteration).
-inline constexpr const char* kGradBatchLabel = "grad_batch";
 
 // Sensitivity of the released sum per unit of T·C: 1 for Poisson (add/remove), 2 for WOR
 // (substitute).

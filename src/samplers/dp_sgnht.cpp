@@ -17,13 +17,15 @@ double sgnht_noise_multiplier(double step_size, double diffusion, const BatchSpe
 }
 
 DpSgnhtKernel::DpSgnhtKernel(const Model& model, PrivateData& data, DpSgnhtConfig config)
-    : PrivateKernel(data, {{kGradBatchLabel, 1}}), model_(model), config_(config) {
+    : PrivateKernel(data, {{ReleaseKind::grad_batch, 1}}), model_(model), config_(config) {
   setup();
 }
 
 DpSgnhtKernel::DpSgnhtKernel(const Model& model, std::unique_ptr<PrivateData> data,
                              DpSgnhtConfig config)
-    : PrivateKernel(std::move(data), {{kGradBatchLabel, 1}}), model_(model), config_(config) {
+    : PrivateKernel(std::move(data), {{ReleaseKind::grad_batch, 1}}),
+      model_(model),
+      config_(config) {
   setup();
 }
 

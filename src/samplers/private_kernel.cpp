@@ -10,12 +10,12 @@
 
 namespace dpmcmc {
 
-PrivateKernel::PrivateKernel(DataOwner& owner, ReleaseAllowance per_iteration)
+PrivateKernel::PrivateKernel(DataOwner& owner, ReleaseCounts per_iteration)
     : owner_(&owner),
       data_(dynamic_cast<PrivateData*>(&owner)),
       per_iteration_(std::move(per_iteration)) {}
 
-PrivateKernel::PrivateKernel(std::unique_ptr<DataOwner> owner, ReleaseAllowance per_iteration)
+PrivateKernel::PrivateKernel(std::unique_ptr<DataOwner> owner, ReleaseCounts per_iteration)
     : owned_(std::move(owner)), owner_(owned_.get()), per_iteration_(std::move(per_iteration)) {
   if (owner_ == nullptr) throw SoftwareError("private kernel: no data owner given");
   data_ = dynamic_cast<PrivateData*>(owner_);
@@ -38,8 +38,8 @@ const PrivateData& PrivateKernel::private_data() const {
 }
 
 bool PrivateKernel::exhausted() const {
-  for (const auto& [label, count] : per_iteration_) {
-    if (owner_->remaining(label) < count) return true;
+  for (const auto& [kind, count] : per_iteration_) {
+    if (owner_->remaining(kind) < count) return true;
   }
   return false;
 }

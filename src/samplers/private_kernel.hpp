@@ -28,7 +28,7 @@ using SpendCallback = std::function<double(std::uint64_t releases_done)>;
 
 class PrivateKernel : public Kernel {
  public:
-  // True when some label of releases_per_iteration() has fewer releases left than one iteration
+  // True when some kind of releases_per_iteration() has fewer releases left than one iteration
   // may make.
   bool exhausted() const override;
 
@@ -44,14 +44,14 @@ class PrivateKernel : public Kernel {
 
  protected:
   // `per_iteration`: the most releases of each label one transition makes.
-  PrivateKernel(DataOwner& owner, ReleaseAllowance per_iteration);
-  PrivateKernel(std::unique_ptr<DataOwner> owner, ReleaseAllowance per_iteration);
+  PrivateKernel(DataOwner& owner, ReleaseCounts per_iteration);
+  PrivateKernel(std::unique_ptr<DataOwner> owner, ReleaseCounts per_iteration);
 
   // The owner's releases available to every kind of owner (llr_sum), and the whole PrivateData
   // API for kernels that need more (SoftwareError when the owner is not a PrivateData).
   DataOwner& owner() { return *owner_; }
   PrivateData& data();
-  const ReleaseAllowance& releases_per_iteration() const { return per_iteration_; }
+  const ReleaseCounts& releases_per_iteration() const { return per_iteration_; }
   // The spend callback's value for the releases made so far; NaN when no callback is set.
   double spent() const;
   // Checks θ0 (size, finite) and returns log p(θ0), ConfigError naming `who` unless finite.
@@ -62,7 +62,7 @@ class PrivateKernel : public Kernel {
   std::unique_ptr<DataOwner> owned_;
   DataOwner* owner_;
   PrivateData* data_;  // owner_ when it is a PrivateData, else nullptr
-  ReleaseAllowance per_iteration_;
+  ReleaseCounts per_iteration_;
   SpendCallback spend_;
 };
 

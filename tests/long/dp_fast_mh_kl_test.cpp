@@ -23,6 +23,7 @@
 #include "privacy/planner.hpp"
 #include "run/fastmh_setup.hpp"
 #include "samplers/dp_fast_mh.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -36,7 +37,7 @@ Outcome run_chain(const GaussianMixtureModel& model, const Dataset& data,
                   const Histogram2d& reference, const DpFastMhConfig& c, std::size_t iterations,
                   std::uint64_t seed) {
   EventLog log;
-  PrivateData pd(model, data, test_noise_rng(seed, 0), log, {{kFastMhLabel, iterations}});
+  PrivateData pd(model, data, test_noise_rng(seed, 0), log, fastmh_test_allowance(iterations));
   DpFastMhKernel kernel(model, pd, c);
   Vec start(2);
   start << 0.0, 0.0;  // between the modes, as a user without a pre-trained start would
@@ -152,8 +153,8 @@ TEST(DpFastMhSetup, JobSetup) {
   EXPECT_EQ(s.per_iteration[0].epsilon, 0.05);
   EXPECT_EQ(s.per_iteration[0].delta, 1e-9);
   EventLog log;
-  auto kernel = s.make_kernel(std::make_unique<PrivateData>(
-      mc.model, mc.data, test_noise_rng(1, 0), log, ReleaseAllowance{{kFastMhLabel, 10}}));
+  auto kernel = s.make_kernel(std::make_unique<PrivateData>(mc.model, mc.data, test_noise_rng(1, 0),
+                                                            log, fastmh_test_allowance(10)));
   EXPECT_EQ(kernel->name(), "dp-fast-mh");
   EXPECT_FALSE(dp_fast_mh_config("dp-fast-mh", p, mc.model, 500).free_branch);
   EXPECT_TRUE(dp_fast_mh_config("dp-fast-mh-full", p, mc.model, 500).full_batch);

@@ -199,7 +199,7 @@ TEST(BarkerAccounting, RecordedEqualsPlannedAndOnlyBarkerAwareAccountantsInterpr
   EXPECT_DOUBLE_EQ(p.q, 0.013);
   EXPECT_NEAR(p.noise_variance, 2.0, 1e-15);
   PrivacyEvent other = tmpl[0];
-  other.label = "llr_batch";
+  other.kind = ReleaseKind::llr_batch;
   EXPECT_FALSE(acc.supports(other));
   // Empty log: nothing spent. δ(ε) inverts ε(δ).
   EXPECT_EQ(acc.compose(std::vector<PrivacyEvent>{})->epsilon(1e-6), 0.0);

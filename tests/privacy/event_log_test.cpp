@@ -14,13 +14,13 @@
 namespace dpmcmc {
 namespace {
 
-PrivacyEvent release(double sensitivity, double sigma, const char* label, std::uint64_t count = 1) {
+PrivacyEvent release(double sensitivity, double sigma, ReleaseKind kind, std::uint64_t count = 1) {
   PrivacyEvent e;
   e.mechanism = Mechanism::gaussian;
   e.sensitivity = sensitivity;
   e.noise_sd = sigma;
   e.relation = Neighbouring::substitute;
-  e.label = label;
+  e.kind = kind;
   e.count = count;
   return e;
 }
@@ -31,13 +31,13 @@ TEST(EventLog, DpHmcPatternOfAMillionIterationsStaysTwoEntries) {
   EventLog log;
   const double tau_l_sqrt_n = 0.1 * std::sqrt(1e5), tau_g_sqrt_n = 0.4 * std::sqrt(1e5);
   for (int i = 0; i < 1'000'000; ++i) {
-    for (int j = 0; j < 4; ++j) log.append(release(2.0, 2.0 * tau_g_sqrt_n, "grad_sum"));
+    for (int j = 0; j < 4; ++j) log.append(release(2.0, 2.0 * tau_g_sqrt_n, ReleaseKind::grad_sum));
     const double c = 2.0 * 0.1 * (1e-3 + 1e-9 * (i % 977));  // 2b‖θ − θ′‖
-    log.append(release(c, tau_l_sqrt_n * c, "llr_sum"));
+    log.append(release(c, tau_l_sqrt_n * c, ReleaseKind::llr_sum));
   }
   ASSERT_EQ(log.size(), 2u);
   EXPECT_EQ(log.releases(), 5'000'000u);
-  EXPECT_EQ(log.events()[0].label, "grad_sum");
+  EXPECT_EQ(log.events()[0].kind, ReleaseKind::grad_sum);
   EXPECT_EQ(log.events()[0].count, 4'000'000u);
   EXPECT_EQ(log.events()[1].count, 1'000'000u);
   // The merged entry never understates a release: its multiplier is the smallest one seen.
@@ -47,16 +47,18 @@ TEST(EventLog, DpHmcPatternOfAMillionIterationsStaysTwoEntries) {
 
 TEST(EventLog, MergesOnlyIdenticalKinds) {
   EventLog log;
-  log.append(release(1.0, 4.0, "a"));
-  log.append(release(2.0, 8.0, "a"));                // same σ/Δ: merges
-  log.append(release(1.0, 4.0 * (1 + 1e-13), "a"));  // within 1e-12: merges, keeps 4.0
-  log.append(release(1.0, 4.0 * (1 - 1e-13), "a"));  // within 1e-12: merges, keeps the smaller
-  log.append(release(1.0, 4.0 * (1 + 1e-9), "a"));   // beyond tolerance: new entry
-  log.append(release(1.0, 4.0, "b"));                // other label
-  PrivacyEvent add_remove = release(1.0, 4.0, "a");
+  log.append(release(1.0, 4.0, ReleaseKind::llr_sum));
+  log.append(release(2.0, 8.0, ReleaseKind::llr_sum));  // same σ/Δ: merges
+  log.append(
+      release(1.0, 4.0 * (1 + 1e-13), ReleaseKind::llr_sum));  // within 1e-12: merges, keeps 4.0
+  log.append(release(1.0, 4.0 * (1 - 1e-13),
+                     ReleaseKind::llr_sum));  // within 1e-12: merges, keeps the smaller
+  log.append(release(1.0, 4.0 * (1 + 1e-9), ReleaseKind::llr_sum));  // beyond tolerance: new entry
+  log.append(release(1.0, 4.0, ReleaseKind::grad_sum));              // other kind
+  PrivacyEvent add_remove = release(1.0, 4.0, ReleaseKind::llr_sum);
   add_remove.relation = Neighbouring::add_remove;
   log.append(add_remove);  // other relation
-  PrivacyEvent sub = release(1.0, 4.0, "a");
+  PrivacyEvent sub = release(1.0, 4.0, ReleaseKind::llr_sum);
   sub.mechanism = Mechanism::subsampled_gaussian;
   sub.sampling = Sampling::poisson;
   sub.sampling_rate = 0.01;
@@ -86,7 +88,7 @@ TEST(EventLog, ApproximateDpMergesOnEqualEpsilonDelta) {
 TEST(EventLog, ChainLogsComposeIntoOneBudget) {
   std::vector<EventLog> chains(4);
   for (std::size_t c = 0; c < chains.size(); ++c)
-    for (std::size_t i = 0; i <= c; ++i) chains[c].append(release(1.0, 10.0, "llr_sum"));
+    for (std::size_t i = 0; i <= c; ++i) chains[c].append(release(1.0, 10.0, ReleaseKind::llr_sum));
   const EventLog all = merge_chain_logs(chains);
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all.releases(), 10u);
@@ -99,11 +101,11 @@ TEST(EventLog, ChainLogsComposeIntoOneBudget) {
 
 TEST(EventLog, RejectsInvalidEvents) {
   EventLog log;
-  EXPECT_THROW(log.append(release(1.0, 0.0, "x")), ConfigError);
-  EXPECT_THROW(log.append(release(0.0, 1.0, "x")), ConfigError);
-  EXPECT_THROW(log.append(release(1.0, NAN, "x")), ConfigError);
-  EXPECT_THROW(log.append(release(1.0, 1.0, "x", 0)), ConfigError);
-  PrivacyEvent sub = release(1.0, 1.0, "x");
+  EXPECT_THROW(log.append(release(1.0, 0.0, ReleaseKind::other)), ConfigError);
+  EXPECT_THROW(log.append(release(0.0, 1.0, ReleaseKind::other)), ConfigError);
+  EXPECT_THROW(log.append(release(1.0, NAN, ReleaseKind::other)), ConfigError);
+  EXPECT_THROW(log.append(release(1.0, 1.0, ReleaseKind::other, 0)), ConfigError);
+  PrivacyEvent sub = release(1.0, 1.0, ReleaseKind::other);
   sub.mechanism = Mechanism::subsampled_gaussian;
   sub.sampling = Sampling::poisson;
   sub.sampling_rate = 1.5;
@@ -113,8 +115,8 @@ TEST(EventLog, RejectsInvalidEvents) {
 
 TEST(EventJson, RoundTripIsExact) {
   EventLog log;
-  log.append(release(1.0 / 3.0, 0.1 * std::sqrt(1e5), "llr_sum", 7));
-  PrivacyEvent sub = release(2.0, 0.7, "grad_sum", 3);
+  log.append(release(1.0 / 3.0, 0.1 * std::sqrt(1e5), ReleaseKind::llr_sum, 7));
+  PrivacyEvent sub = release(2.0, 0.7, ReleaseKind::grad_sum, 3);
   sub.mechanism = Mechanism::subsampled_gaussian;
   sub.sampling = Sampling::without_replacement;
   sub.sampling_rate = 0.01;
@@ -140,7 +142,7 @@ TEST(EventJson, RoundTripIsExact) {
     EXPECT_EQ(a.epsilon, b.epsilon);
     EXPECT_EQ(a.delta, b.delta);
     EXPECT_EQ(a.count, b.count);
-    EXPECT_EQ(a.label, b.label);
+    EXPECT_EQ(a.kind, b.kind);
   }
 }
 
@@ -172,6 +174,11 @@ TEST(EventJson, ErrorsNameTheLocationAndKey) {
                 .find("noise standard deviation"),
             std::string::npos);
   EXPECT_NE(message_of(R"({"events": []})").find("expected an array"), std::string::npos);
+  // A label names a release kind (typed): an unknown one is an error, not a free-text note.
+  EXPECT_NE(message_of(R"([{"mechanism": "gaussian", "relation": "substitute", "sensitivity": 1,
+                           "noise_sd": 1, "count": 1, "label": "llr_summ"}])")
+                .find("in.json[0].label: unknown release kind 'llr_summ', expected one of llr_sum"),
+            std::string::npos);
   // Spellings of the command line are accepted too.
   const auto events = events_from_json(nlohmann::json::parse(
       R"([{"mechanism": "subsampled-gaussian", "sampling": "without-replacement",

@@ -247,7 +247,7 @@ TEST(FastMhGuarantee, TemplateAndComposition) {
   ASSERT_EQ(tpl.size(), 1u);
   EXPECT_EQ(tpl[0].mechanism, Mechanism::approximate_dp);
   EXPECT_EQ(tpl[0].relation, Neighbouring::substitute);
-  EXPECT_EQ(tpl[0].label, kFastMhLabel);
+  EXPECT_EQ(tpl[0].kind, ReleaseKind::fastmh);
   const ClassicalAccountant acc;
   const Budget budget{5.0, 1e-3};
   const IterationPlan plan = plan_iterations(budget, tpl, acc);

@@ -17,8 +17,8 @@ class FixedOwner final : public DataOwner {
              std::uint64_t allowance)
       : v_(v), s_(s), delta_(delta), rows_(rows), clipped_(clipped), left_(allowance) {}
   std::size_t rows() const override { return rows_; }
-  std::uint64_t remaining(const std::string& label) const override {
-    return label == "llr_sum" ? left_ : 0;
+  std::uint64_t remaining(ReleaseKind kind) const override {
+    return kind == ReleaseKind::llr_sum ? left_ : 0;
   }
   std::uint64_t releases() const override { return made_; }
   ScalarRelease llr_sum(const Vec&, const Vec&, double, double) override {
@@ -39,7 +39,8 @@ TEST(OwnerGroup, SumsAnswersAndNoiseVariances) {
   owners.push_back(std::make_unique<FixedOwner>(-0.5, 4.0, 0.3, 50, 1, 7));
   OwnerGroup group(std::move(owners));
   EXPECT_EQ(group.rows(), 150u);
-  EXPECT_EQ(group.remaining("llr_sum"), 7u);  // the group answers only while every owner can
+  EXPECT_EQ(group.remaining(ReleaseKind::llr_sum),
+            7u);  // the group answers only while every owner can
   const Vec t = Vec::Zero(1);
   const ScalarRelease r = group.llr_sum(t, t, 1.0, 1.0);
   EXPECT_DOUBLE_EQ(r.value, 1.0);
@@ -51,7 +52,7 @@ TEST(OwnerGroup, SumsAnswersAndNoiseVariances) {
   EXPECT_EQ(group.releases(), 1u);
   EXPECT_EQ(group.owner(0).releases(), 1u);
   EXPECT_EQ(group.owner(1).releases(), 1u);
-  EXPECT_EQ(group.remaining("llr_sum"), 6u);
+  EXPECT_EQ(group.remaining(ReleaseKind::llr_sum), 6u);
 }
 
 TEST(OwnerGroup, NeedsAnOwner) {

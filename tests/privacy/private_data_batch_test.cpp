@@ -19,6 +19,7 @@
 #include "privacy/batch_sampling.hpp"
 #include "privacy/minibatch_templates.hpp"
 #include "privacy/private_data.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -205,10 +206,10 @@ void check_grad_batch(BatchSampling sampling) {
   const GaussianModel m = gauss2(0.5);
   const Dataset d = simulated(m, 10000);
   EventLog log;
-  PrivateData pd(m, d, noise(), log, {{"grad_batch", 3}});
+  const BatchSpec spec{sampling, 5000};
+  PrivateData pd(m, d, noise(), log, batch_test_allowance(spec, d.rows(), 3));
   const Vec t = vec2(0.2, -0.1);
   const double bound = 1.0, nm = 0.7;
-  const BatchSpec spec{sampling, 5000};
   const VectorRelease r = pd.grad_sum_batch(t, bound, nm, spec);
 
   NoiseRng replay = noise();
@@ -240,13 +241,13 @@ void check_grad_batch(BatchSampling sampling) {
   EXPECT_DOUBLE_EQ(e.sampling_rate, 0.5);
   EXPECT_DOUBLE_EQ(e.sensitivity, delta);
   EXPECT_NEAR(e.noise_multiplier(), nm, 1e-14);
-  EXPECT_EQ(e.label, "grad_batch");
+  EXPECT_EQ(e.kind, ReleaseKind::grad_batch);
   // Two more identical releases merge into the same entry; the fourth is refused.
   pd.grad_sum_batch(t, bound, nm, spec);
   pd.grad_sum_batch(t, bound, nm, spec);
   EXPECT_EQ(log.size(), 1u);
   EXPECT_EQ(log.events()[0].count, 3u);
-  EXPECT_EQ(pd.remaining("grad_batch"), 0u);
+  EXPECT_EQ(pd.remaining(ReleaseKind::grad_batch), 0u);
   EXPECT_THROW(pd.grad_sum_batch(t, bound, nm, spec), BudgetExhausted);
   EXPECT_EQ(log.releases(), 3u);
 }
@@ -263,7 +264,10 @@ TEST(PrivateDataBatch, BadBatchIsRefusedBeforeAnyRelease) {
   const GaussianModel m = gauss2();
   const Dataset d = simulated(m, 20);
   EventLog log;
-  PrivateData pd(m, d, noise(), log, {{"grad_batch", 5}, {"llr_batch", 5}});
+  ReleaseAllowance plan = batch_test_allowance(BatchSpec{BatchSampling::poisson, 5}, 20, 5);
+  const ReleaseAllowance llr = llr_batch_test_allowance(5, 20, 5);
+  for (const auto& slot : llr.slots()) plan.add(slot.planned, slot.remaining);
+  PrivateData pd(m, d, noise(), log, plan);
   for (std::size_t bad : {std::size_t{0}, std::size_t{21}}) {
     for (auto s : {BatchSampling::poisson, BatchSampling::without_replacement}) {
       try {
@@ -281,8 +285,8 @@ TEST(PrivateDataBatch, BadBatchIsRefusedBeforeAnyRelease) {
   EXPECT_THROW(pd.llr_batch_corrected(vec2(0, 0), vec2(0.1, 0), 1.0, -1.0, 5), ConfigError);
   EXPECT_THROW(pd.grad_sum_batch(vec2(0, 0), 1.0, 0.0, {BatchSampling::poisson, 5}), ConfigError);
   EXPECT_TRUE(log.empty());
-  EXPECT_EQ(pd.remaining("grad_batch"), 5u);
-  EXPECT_EQ(pd.remaining("llr_batch"), 5u);
+  EXPECT_EQ(pd.remaining(ReleaseKind::grad_batch), 5u);
+  EXPECT_EQ(pd.remaining(ReleaseKind::llr_batch), 5u);
 }
 
 // --- Minibatch penalty release -------------------------------------------------------------
@@ -323,7 +327,7 @@ TEST(PrivateDataBatch, LlrBatchCorrectedIsTheDirectValuePlusTheNoiseDraw) {
   const GaussianModel m = gauss2(0.25);
   const Dataset d = simulated(m, 10000);
   EventLog log;
-  PrivateData pd(m, d, noise(), log, {{"llr_batch", 2}});
+  PrivateData pd(m, d, noise(), log, llr_batch_test_allowance(6000, d.rows(), 2));
   const Vec t = vec2(0.3, 0.2), tp = vec2(0.35, 0.1);
   const double bound = 0.08, nm = std::sqrt(0.7);
   constexpr std::size_t b = 6000;  // two blocks
@@ -350,7 +354,7 @@ TEST(PrivateDataBatch, LlrBatchCorrectedIsTheDirectValuePlusTheNoiseDraw) {
   EXPECT_EQ(e.sampling, Sampling::without_replacement);
   EXPECT_EQ(e.relation, Neighbouring::substitute);
   EXPECT_DOUBLE_EQ(e.sampling_rate, 0.6);
-  EXPECT_EQ(e.label, "llr_batch");
+  EXPECT_EQ(e.kind, ReleaseKind::llr_batch);
   EXPECT_NEAR(e.noise_multiplier(), nm, 1e-14);
   // The template's event has the same kind, rate and multiplier: planned = recorded.
   const auto tmpl = dp_penalty_minibatch_template(0.7, b, 10000);
@@ -358,7 +362,7 @@ TEST(PrivateDataBatch, LlrBatchCorrectedIsTheDirectValuePlusTheNoiseDraw) {
   EXPECT_EQ(tmpl[0].mechanism, e.mechanism);
   EXPECT_EQ(tmpl[0].sampling, e.sampling);
   EXPECT_EQ(tmpl[0].relation, e.relation);
-  EXPECT_EQ(tmpl[0].label, e.label);
+  EXPECT_EQ(tmpl[0].kind, e.kind);
   EXPECT_EQ(tmpl[0].sampling_rate, e.sampling_rate);
   EXPECT_NEAR(tmpl[0].noise_multiplier(), e.noise_multiplier(), 1e-14);
 }
@@ -492,7 +496,8 @@ TEST(PrivateDataBatch, LlrBatchMomentsMatchEnumerationOfAllBatches) {
   const double s2n = (nm * c) * (nm * c);
   constexpr int kDraws = 200000;
   EventLog log;
-  PrivateData pd(m, d, noise(), log, {{"llr_batch", kDraws}});
+  PrivateData pd(m, d, noise(), log,
+                 llr_batch_test_allowance(b, static_cast<std::size_t>(n), kDraws));
   double sum = 0, sum_sq = 0;
   for (int i = 0; i < kDraws; ++i) {
     const double v = pd.llr_batch_corrected(t, tp, bound, nm, b).value - mean_f;
@@ -520,7 +525,7 @@ TEST(MinibatchTemplate, EventAndBadInput) {
   EXPECT_DOUBLE_EQ(t[0].sampling_rate, 0.01);
   EXPECT_DOUBLE_EQ(t[0].sensitivity, 1.0);
   EXPECT_DOUBLE_EQ(t[0].noise_sd, std::sqrt(0.7));
-  EXPECT_EQ(t[0].label, "llr_batch");
+  EXPECT_EQ(t[0].kind, ReleaseKind::llr_batch);
   EXPECT_EQ(t[0].count, 1u);
   EXPECT_THROW(dp_penalty_minibatch_template(0.0, 10, 100), ConfigError);
   EXPECT_THROW(dp_penalty_minibatch_template(0.7, 0, 100), ConfigError);

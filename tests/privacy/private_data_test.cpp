@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 
 #include "models/gaussian.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -98,7 +100,8 @@ TEST(PrivateData, LlrSumIsDirectClippedSumPlusTheNoiseDraw) {
   // 10 000 rows: two full blocks of 4096 and a partial one.
   const Dataset d = simulated(m, 10000);
   EventLog log;
-  PrivateData pd(m, d, noise(), log, {{"llr_sum", 10}});
+  PrivateData pd(m, d, noise(), log,
+                 gaussian_allowance({{ReleaseKind::llr_sum, 10}}, kLowestTestMultiplier));
   const Vec t = vec2(0.3, 0.2), tp = vec2(0.35, 0.1);
   const double b = 0.08;  // clips a sizeable share of rows (|r| ~ ‖Σ⁻¹(x−θ̄)‖·‖Δθ‖ ≈ 0.1)
   const Direct want = direct_llr(m, d, t, tp, b);
@@ -114,7 +117,7 @@ TEST(PrivateData, LlrSumIsDirectClippedSumPlusTheNoiseDraw) {
   // Summation order differs (blocks vs one pass): rounding ~1e-16·n·b.
   EXPECT_NEAR(r.value - want.sum, r.noise_sd * z, 1e-10);
   EXPECT_EQ(pd.releases(), 1u);
-  EXPECT_EQ(pd.remaining("llr_sum"), 9u);
+  EXPECT_EQ(pd.remaining(ReleaseKind::llr_sum), 9u);
 }
 
 // 1-d Gaussian, Σ = 1, θ = 0, θ′ = 1: log N(x;1,1) − log N(x;0,1) = x − ½, by hand.
@@ -125,7 +128,8 @@ TEST(PrivateData, HandCountedClipping) {
   d.x << -2.0, -0.4, 0.5, 1.2, 1.6, 3.0;  // ratios −2.5, −0.9, 0, 0.7, 1.1, 2.5
   d.columns = m.data_columns();
   EventLog log;
-  PrivateData pd(m, d, noise(), log, {{"llr_sum", 1}});
+  PrivateData pd(m, d, noise(), log,
+                 gaussian_allowance({{ReleaseKind::llr_sum, 1}}, kLowestTestMultiplier));
   const ScalarRelease r = pd.llr_sum(Vec::Zero(1), Vec::Ones(1), 1.0, 3.0);
   NoiseRng replay = noise();
   EXPECT_EQ(r.clipped, 3u);  // −2.5, 1.1, 2.5
@@ -138,7 +142,9 @@ TEST(PrivateData, EventOfARelease) {
   const GaussianModel m = gauss2(0.25);
   const Dataset d = simulated(m, 50);
   EventLog log;
-  PrivateData pd(m, d, noise(), log, {{"llr_sum", 5}, {"grad_sum", 5}});
+  PrivateData pd(m, d, noise(), log,
+                 gaussian_allowance({{ReleaseKind::llr_sum, 5}, {ReleaseKind::grad_sum, 5}},
+                                    kLowestTestMultiplier));
   pd.llr_sum(vec2(0, 0), vec2(0.1, 0), 1.5, 7.0);
   pd.grad_sum(vec2(0, 0), 2.0, 3.0);
   ASSERT_EQ(log.size(), 2u);
@@ -148,12 +154,12 @@ TEST(PrivateData, EventOfARelease) {
   EXPECT_EQ(e.sampling_rate, 1.0);
   EXPECT_EQ(e.relation, Neighbouring::substitute);
   EXPECT_EQ(e.count, 1u);
-  EXPECT_EQ(e.label, "llr_sum");
+  EXPECT_EQ(e.kind, ReleaseKind::llr_sum);
   EXPECT_DOUBLE_EQ(e.sensitivity, 2.0 * 0.25 * 1.5);  // Δ = 2·T·b
   EXPECT_DOUBLE_EQ(e.noise_sd, 7.0 * 2.0 * 0.25 * 1.5);
   EXPECT_NEAR(e.noise_multiplier(), 7.0, 1e-14);
   const PrivacyEvent& g = log.events()[1];
-  EXPECT_EQ(g.label, "grad_sum");
+  EXPECT_EQ(g.kind, ReleaseKind::grad_sum);
   EXPECT_DOUBLE_EQ(g.sensitivity, 2.0 * 0.25 * 2.0);
   EXPECT_NEAR(g.noise_multiplier(), 3.0, 1e-14);
   EXPECT_EQ(log.releases(), 2u);
@@ -164,9 +170,10 @@ TEST(PrivateData, AllowanceRefusesTheNextReleaseBeforeComputing) {
   const CountingModel m(inner);
   const Dataset d = simulated(inner, 100);
   EventLog log;
-  PrivateData pd(m, d, noise(), log, {{"llr_sum", 3}});
+  PrivateData pd(m, d, noise(), log,
+                 gaussian_allowance({{ReleaseKind::llr_sum, 3}}, kLowestTestMultiplier));
   for (int i = 0; i < 3; ++i) pd.llr_sum(vec2(0, 0), vec2(0.1, 0), 1.0, 1.0);
-  EXPECT_EQ(pd.remaining("llr_sum"), 0u);
+  EXPECT_EQ(pd.remaining(ReleaseKind::llr_sum), 0u);
   const int calls = m.calls;
   try {
     pd.llr_sum(vec2(0, 0), vec2(0.1, 0), 1.0, 1.0);
@@ -179,16 +186,80 @@ TEST(PrivateData, AllowanceRefusesTheNextReleaseBeforeComputing) {
   EXPECT_EQ(m.calls, calls) << "the data were evaluated for a refused release";
   EXPECT_EQ(log.releases(), 3u);
   // A label the plan does not contain is refused too.
-  EXPECT_EQ(pd.remaining("grad_sum"), 0u);
+  EXPECT_EQ(pd.remaining(ReleaseKind::grad_sum), 0u);
   EXPECT_THROW(pd.grad_sum(vec2(0, 0), 1.0, 1.0), BudgetExhausted);
   EXPECT_EQ(m.calls, calls);
+}
+
+// The allowance checks each release's calibration, built from public inputs, before a row is
+// read: a release with less noise, a larger sensitivity than the plan's cap, another sampling
+// rate or another relation is refused (ReleaseRefused), evaluates nothing and records nothing,
+// and a release matching the plan then goes through.
+TEST(PrivateData, ReleasesOutsideThePlannedCalibrationAreRefusedBeforeComputing) {
+  const GaussianModel inner = gauss2();
+  const CountingModel m(inner);
+  const Dataset d = simulated(inner, 100);
+  EventLog log;
+  ReleaseAllowance plan;
+  PrivacyEvent llr;
+  llr.kind = ReleaseKind::llr_sum;
+  llr.sensitivity = 1.0;
+  llr.noise_sd = 4.0;
+  llr.relation = Neighbouring::substitute;
+  plan.add(llr, 5);
+  PrivacyEvent grad = llr;
+  grad.kind = ReleaseKind::grad_sum;
+  plan.add(grad, 5, 2.0);  // Δ = 2·T·bound ≤ 2: bound ≤ 1
+  PrivacyEvent batch = llr;
+  batch.kind = ReleaseKind::grad_batch;
+  batch.mechanism = Mechanism::subsampled_gaussian;
+  batch.sampling = Sampling::poisson;
+  batch.sampling_rate = 0.1;
+  batch.relation = Neighbouring::add_remove;
+  plan.add(batch, 5);
+  PrivateData pd(m, d, noise(), log, plan);
+
+  const auto refused = [&](const std::function<void()>& release, const std::string& why) {
+    SCOPED_TRACE(why);
+    const int calls = m.calls;
+    try {
+      release();
+      ADD_FAILURE() << "released";
+    } catch (const ReleaseRefused& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(m.calls, calls) << "the data were evaluated for a refused release";
+    EXPECT_TRUE(log.empty());
+  };
+  const Vec t = vec2(0, 0), tp = vec2(0.1, 0);
+  refused([&] { pd.llr_sum(t, tp, 1.0, 3.9); }, "noise multiplier");  // under-noised
+  refused([&] { pd.grad_sum(t, 1.5, 4.0); }, "sensitivity");          // over-sensitive
+  refused(
+      [&] {
+        pd.grad_sum_batch(t, 1.0, 4.0, {BatchSampling::poisson, 20});
+      },
+      "sampling rate");  // q = 0.2, planned 0.1
+  refused(
+      [&] {
+        pd.grad_sum_batch(t, 1.0, 4.0, {BatchSampling::without_replacement, 10});
+      },
+      "relation substitute");  // same q, another relation
+  EXPECT_EQ(pd.remaining(ReleaseKind::llr_sum), 5u);
+
+  pd.llr_sum(t, tp, 1.0, 4.0);
+  pd.grad_sum(t, 1.0, 4.5);
+  pd.grad_sum_batch(t, 1.0, 4.0, {BatchSampling::poisson, 10});
+  EXPECT_EQ(log.releases(), 3u);
+  EXPECT_GT(m.calls, 0);
 }
 
 TEST(PrivateData, RejectsBadBoundsAndMultipliers) {
   const GaussianModel m = gauss2();
   const Dataset d = simulated(m, 10);
   EventLog log;
-  PrivateData pd(m, d, noise(), log, {{"llr_sum", 100}, {"grad_sum", 100}});
+  PrivateData pd(m, d, noise(), log,
+                 gaussian_allowance({{ReleaseKind::llr_sum, 100}, {ReleaseKind::grad_sum, 100}},
+                                    kLowestTestMultiplier));
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   for (double bad : {0.0, -1.0, nan, inf}) {
@@ -198,7 +269,7 @@ TEST(PrivateData, RejectsBadBoundsAndMultipliers) {
     EXPECT_THROW(pd.grad_sum(vec2(0, 0), 1.0, bad), ConfigError) << bad;
   }
   EXPECT_TRUE(log.empty());
-  EXPECT_EQ(pd.remaining("llr_sum"), 100u);
+  EXPECT_EQ(pd.remaining(ReleaseKind::llr_sum), 100u);
 }
 
 TEST(PrivateData, RejectsMismatchedOrEmptyData) {
@@ -223,7 +294,8 @@ TEST(PrivateData, NanRatioIsMappedIntoTheClipRangeAndReleased) {
   m.inject_nan = true;
   const Dataset d = simulated(inner, 10);
   EventLog log;
-  PrivateData pd(m, d, noise(), log, {{"llr_sum", 1}});
+  PrivateData pd(m, d, noise(), log,
+                 gaussian_allowance({{ReleaseKind::llr_sum, 1}}, kLowestTestMultiplier));
   const ScalarRelease r = pd.llr_sum(vec2(0, 0), vec2(0.1, 0), 1.0, 1.0);
   EXPECT_TRUE(std::isfinite(r.value));
   EXPECT_GE(r.clipped, 1u);
@@ -239,7 +311,8 @@ TEST(PrivateData, NoiseSdOfManyReleases) {
   const Dataset d = simulated(m, 20);
   constexpr int kN = 10000;
   EventLog log;
-  PrivateData pd(m, d, noise(), log, {{"llr_sum", kN}});
+  PrivateData pd(m, d, noise(), log,
+                 gaussian_allowance({{ReleaseKind::llr_sum, kN}}, kLowestTestMultiplier));
   const Vec t = vec2(0.1, 0.2), tp = vec2(0.2, 0.1);
   const double b = 0.05;
   const double exact = 0.5 * direct_llr(m, d, t, tp, b).sum;
@@ -266,8 +339,12 @@ TEST(PrivateData, TemperingScalesValueSensitivityAndNoise) {
   const GaussianModel m1 = gauss2(1.0), mt = gauss2(0.3);
   const Dataset d = simulated(m1, 5000);
   EventLog log1, logt;
-  PrivateData p1(m1, d, noise(), log1, {{"llr_sum", 1}, {"grad_sum", 1}});
-  PrivateData pt(mt, d, noise(), logt, {{"llr_sum", 1}, {"grad_sum", 1}});
+  PrivateData p1(m1, d, noise(), log1,
+                 gaussian_allowance({{ReleaseKind::llr_sum, 1}, {ReleaseKind::grad_sum, 1}},
+                                    kLowestTestMultiplier));
+  PrivateData pt(mt, d, noise(), logt,
+                 gaussian_allowance({{ReleaseKind::llr_sum, 1}, {ReleaseKind::grad_sum, 1}},
+                                    kLowestTestMultiplier));
   EXPECT_DOUBLE_EQ(pt.temperature(), 0.3);
   const Vec t = vec2(0.3, 0.2), tp = vec2(0.32, 0.25);
   const ScalarRelease a = p1.llr_sum(t, tp, 0.05, 1.5);
@@ -288,7 +365,8 @@ TEST(PrivateData, GradSumIsDirectClippedSumPlusTheNoiseDraws) {
   const GaussianModel m = gauss2();
   const Dataset d = simulated(m, 9000);
   EventLog log;
-  PrivateData pd(m, d, noise(), log, {{"grad_sum", 1}});
+  PrivateData pd(m, d, noise(), log,
+                 gaussian_allowance({{ReleaseKind::grad_sum, 1}}, kLowestTestMultiplier));
   const Vec t = vec2(0.1, 0.5);
   const double b = 1.2;
   const Mat prec = m.covariance().inverse();
@@ -311,7 +389,7 @@ TEST(PrivateData, GradSumIsDirectClippedSumPlusTheNoiseDraws) {
   for (int j = 0; j < 2; ++j) {
     EXPECT_NEAR(r.value[j] - want[j], r.noise_sd * replay.normal(), 1e-9) << j;
   }
-  EXPECT_EQ(log.events()[0].label, "grad_sum");
+  EXPECT_EQ(log.events()[0].kind, ReleaseKind::grad_sum);
 }
 
 }  // namespace

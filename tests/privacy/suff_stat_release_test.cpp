@@ -12,6 +12,7 @@
 #include "models/expfam_bernoulli.hpp"
 #include "models/expfam_gaussian.hpp"
 #include "privacy/private_data.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -62,7 +63,8 @@ TEST(SuffStatRelease, EqualsDirectSumPlusReplayedNoiseAndRecordsOneEventEach) {
   const Dataset data = box_data(model, n);
   ASSERT_GE(data.x.minCoeff(), -1.0);
   EventLog log;
-  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 3}});
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log,
+                 gaussian_allowance({{ReleaseKind::suff_stat, 3}}, kLowestTestMultiplier));
   CountingStatistic stat(model);
   const Vec direct = data.x.colwise().sum().transpose();
   NoiseRng replay = test_noise_rng(kNoiseSeed, 0);
@@ -86,7 +88,7 @@ TEST(SuffStatRelease, EqualsDirectSumPlusReplayedNoiseAndRecordsOneEventEach) {
   ASSERT_EQ(log.events().size(), 1u);  // merged identical events
   EXPECT_EQ(log.releases(), 3u);
   const PrivacyEvent& e = log.events()[0];
-  EXPECT_EQ(e.label, "suff_stat");
+  EXPECT_EQ(e.kind, ReleaseKind::suff_stat);
   EXPECT_EQ(e.mechanism, Mechanism::gaussian);
   EXPECT_EQ(e.relation, Neighbouring::substitute);
   EXPECT_EQ(e.sampling, Sampling::none);
@@ -100,13 +102,14 @@ TEST(SuffStatRelease, PrepareComputesOnceAndReleasesNothing) {
   const auto model = box_model();
   const Dataset data = box_data(model, 5000);
   EventLog log;
-  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 1}});
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log,
+                 gaussian_allowance({{ReleaseKind::suff_stat, 1}}, kLowestTestMultiplier));
   CountingStatistic stat(model);
   pd.prepare_suff_stat(stat);
   pd.prepare_suff_stat(stat);
   EXPECT_EQ(stat.evaluated, 5000u);
   EXPECT_EQ(log.releases(), 0u);
-  EXPECT_EQ(pd.remaining("suff_stat"), 1u);
+  EXPECT_EQ(pd.remaining(ReleaseKind::suff_stat), 1u);
   NoiseRng replay = test_noise_rng(kNoiseSeed, 0);
   const VectorRelease out = pd.suff_stat(stat, 1.0);
   EXPECT_EQ(stat.evaluated, 5000u);
@@ -118,15 +121,17 @@ TEST(SuffStatRelease, RefusedBeyondTheAllowanceAndWithoutOne) {
   const auto model = box_model();
   const Dataset data = box_data(model, 50);
   EventLog log;
-  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log,
+                 gaussian_allowance({{ReleaseKind::suff_stat, 2}}, kLowestTestMultiplier));
   pd.suff_stat(model, 1.0);
   pd.suff_stat(model, 1.0);
-  EXPECT_EQ(pd.remaining("suff_stat"), 0u);
+  EXPECT_EQ(pd.remaining(ReleaseKind::suff_stat), 0u);
   EXPECT_THROW(pd.suff_stat(model, 1.0), BudgetExhausted);
   EXPECT_EQ(log.releases(), 2u);
 
   EventLog log2;
-  PrivateData other(model, data, test_noise_rng(kNoiseSeed, 0), log2, {{"llr_sum", 5}});
+  PrivateData other(model, data, test_noise_rng(kNoiseSeed, 0), log2,
+                    gaussian_allowance({{ReleaseKind::llr_sum, 5}}, kLowestTestMultiplier));
   EXPECT_THROW(other.suff_stat(model, 1.0), BudgetExhausted);
   EXPECT_EQ(log2.releases(), 0u);
 }
@@ -137,7 +142,8 @@ TEST(SuffStatRelease, StatisticOfAModelWithOtherColumnsIsRefused) {
   const auto model = box_model();
   const Dataset data = box_data(model, 20);
   EventLog log;
-  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log,
+                 gaussian_allowance({{ReleaseKind::suff_stat, 2}}, kLowestTestMultiplier));
   const ExpFamBernoulliModel other(1.0, 1.0);
   EXPECT_THROW(pd.suff_stat(other, 1.0), SoftwareError);
   EXPECT_EQ(log.releases(), 0u);
@@ -147,12 +153,13 @@ TEST(SuffStatRelease, BadMultiplierIsAConfigError) {
   const auto model = box_model();
   const Dataset data = box_data(model, 20);
   EventLog log;
-  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log,
+                 gaussian_allowance({{ReleaseKind::suff_stat, 2}}, kLowestTestMultiplier));
   for (double bad : {0.0, -1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
     EXPECT_THROW(pd.suff_stat(model, bad), ConfigError) << bad;
   }
   EXPECT_EQ(log.releases(), 0u);
-  EXPECT_EQ(pd.remaining("suff_stat"), 2u);
+  EXPECT_EQ(pd.remaining(ReleaseKind::suff_stat), 2u);
 }
 
 TEST(SuffStatRelease, RowOutsideTheBoxIsRefusedNamingRowAndColumnAndReleasesNothing) {
@@ -160,13 +167,14 @@ TEST(SuffStatRelease, RowOutsideTheBoxIsRefusedNamingRowAndColumnAndReleasesNoth
   Dataset data = box_data(model, 5000);
   data.x(4200, 1) = 4.5;  // row 4201 (1-based, in the second block), column x.2 > 4
   EventLog log;
-  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log,
+                 gaussian_allowance({{ReleaseKind::suff_stat, 2}}, kLowestTestMultiplier));
   const std::string msg = message_of<DataError>([&] { pd.suff_stat(model, 1.0); });
   EXPECT_NE(msg.find("row 4201"), std::string::npos) << msg;
   EXPECT_NE(msg.find("'x.2'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("[0, 4]"), std::string::npos) << msg;
   EXPECT_EQ(log.releases(), 0u);
-  EXPECT_EQ(pd.remaining("suff_stat"), 2u);
+  EXPECT_EQ(pd.remaining(ReleaseKind::suff_stat), 2u);
 
   data.x(4200, 1) = std::nan("");
   EXPECT_THROW(pd.suff_stat(model, 1.0), DataError);
@@ -179,7 +187,8 @@ TEST(SuffStatRelease, BernoulliHasUnitSensitivityAndRefusesNonBinaryRows) {
   Dataset data = model.simulate(Vec::Constant(1, 0.3), 300, rng);
   const double direct = data.x.sum();
   EventLog log;
-  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log, {{"suff_stat", 2}});
+  PrivateData pd(model, data, test_noise_rng(kNoiseSeed, 0), log,
+                 gaussian_allowance({{ReleaseKind::suff_stat, 2}}, kLowestTestMultiplier));
   NoiseRng replay = test_noise_rng(kNoiseSeed, 0);
   const VectorRelease out = pd.suff_stat(model, 2.0);
   EXPECT_DOUBLE_EQ(out.sensitivity, 1.0);
@@ -188,7 +197,8 @@ TEST(SuffStatRelease, BernoulliHasUnitSensitivityAndRefusesNonBinaryRows) {
 
   data.x(7, 0) = 0.5;  // inside [0, 1] but not a Bernoulli outcome
   EventLog log2;
-  PrivateData bad(model, data, test_noise_rng(kNoiseSeed, 0), log2, {{"suff_stat", 2}});
+  PrivateData bad(model, data, test_noise_rng(kNoiseSeed, 0), log2,
+                  gaussian_allowance({{ReleaseKind::suff_stat, 2}}, kLowestTestMultiplier));
   const std::string msg = message_of<DataError>([&] { bad.suff_stat(model, 1.0); });
   EXPECT_NE(msg.find("row 8"), std::string::npos) << msg;
   EXPECT_NE(msg.find("0 or 1"), std::string::npos) << msg;

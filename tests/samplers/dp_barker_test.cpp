@@ -15,6 +15,7 @@
 #include "gaussian_test_model.hpp"
 #include "privacy/barker_accounting.hpp"
 #include "privacy/planner.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -64,7 +65,8 @@ TEST(DpBarkerRelease, AcceptanceProbabilityIsLogisticWithinTheCorrectionError) {
   const std::function<double(NoiseRng&)> draw = [&corr](NoiseRng& g) { return corr.sample(g); };
   constexpr int kDraws = 50000;
   EventLog log;
-  PrivateData pd(model, data, test_noise_rng(3, 0), log, {{kBarkerLabel, kDraws}});
+  PrivateData pd(model, data, test_noise_rng(3, 0), log,
+                 template_allowance(dp_barker_template(2.0, b, n), kDraws));
   std::vector<double> y(kDraws);
   for (auto& v : y) v = pd.llr_batch_barker(theta, theta_p, 2.0, b, draw).value;
   EXPECT_EQ(log.releases(), static_cast<std::uint64_t>(kDraws));
@@ -108,11 +110,16 @@ DpBarkerConfig config(std::size_t batch = 400) {
   return c;
 }
 
+// k iterations of the configuration's plan.
+ReleaseAllowance barker_plan(const DpBarkerConfig& c, const Dataset& data, std::uint64_t k) {
+  return template_allowance(dp_barker_template(c.noise_variance, c.batch, data.rows()), k);
+}
+
 TEST(DpBarkerKernel, RecordedSpendEqualsPlannedAndTheChainRunsToTheAllowance) {
   const Problem p;
   constexpr std::uint64_t k = 3000;
   EventLog log;
-  PrivateData pd(p.model, p.data, test_noise_rng(8, 0), log, {{kBarkerLabel, k}});
+  PrivateData pd(p.model, p.data, test_noise_rng(8, 0), log, barker_plan(config(), p.data, k));
   DpBarkerKernel kernel(p.model, pd, config());
   kernel.init(Vec::Constant(1, 0.01));
   Rng rng = make_rng(8, 0);
@@ -133,7 +140,7 @@ TEST(DpBarkerKernel, RecordedSpendEqualsPlannedAndTheChainRunsToTheAllowance) {
   const double planned = iterations_spend(acc, tmpl, k, 1e-5);
   EXPECT_DOUBLE_EQ(acc.compose(log.events())->epsilon(1e-5), planned);
   for (const auto& e : log.events()) {
-    EXPECT_EQ(e.label, tmpl[0].label);
+    EXPECT_EQ(e.kind, tmpl[0].kind);
     EXPECT_EQ(e.epsilon, tmpl[0].epsilon);
     EXPECT_EQ(e.sensitivity, tmpl[0].sensitivity);
     EXPECT_EQ(e.noise_sd, tmpl[0].noise_sd);
@@ -147,7 +154,7 @@ TEST(DpBarkerKernel, RecordedSpendEqualsPlannedAndTheChainRunsToTheAllowance) {
 TEST(DpBarkerKernel, ExtraColumnsDescribeTheReleaseAndLeaveOutTheBatchVariance) {
   const Problem p;
   EventLog log;
-  PrivateData pd(p.model, p.data, test_noise_rng(9, 0), log, {{kBarkerLabel, 10}});
+  PrivateData pd(p.model, p.data, test_noise_rng(9, 0), log, barker_plan(config(), p.data, 10));
   DpBarkerKernel kernel(p.model, pd, config());
   EXPECT_EQ(kernel.name(), "dp-barker");
   EXPECT_EQ(kernel.extra_columns(),
@@ -170,8 +177,8 @@ TEST(DpBarkerKernel, ExtraColumnsDescribeTheReleaseAndLeaveOutTheBatchVariance) 
 TEST(DpBarkerKernel, HeavyClippingNeverStopsTheChain) {
   const Problem p;
   EventLog log;
-  PrivateData pd(p.model, p.data, test_noise_rng(10, 0), log, {{kBarkerLabel, 500}});
   DpBarkerConfig c = config(16);
+  PrivateData pd(p.model, p.data, test_noise_rng(10, 0), log, barker_plan(c, p.data, 500));
   c.scale = Vec::Constant(1, 50.0);
   DpBarkerKernel kernel(p.model, pd, c);
   kernel.init(Vec::Constant(1, 0.0));
@@ -197,8 +204,8 @@ TEST(DpBarkerKernel, TargetsTheTemperedPosteriorWhenTheClipDoesNotBind) {
   const double s = std::sqrt(model.posterior_cov(data)(0, 0));
   constexpr std::size_t k = 40000, burn = 2000;
   EventLog log;
-  PrivateData pd(model, data, test_noise_rng(12, 0), log, {{kBarkerLabel, k}});
   DpBarkerConfig c = config(1000);
+  PrivateData pd(model, data, test_noise_rng(12, 0), log, barker_plan(c, data, k));
   c.scale = Vec::Constant(1, 0.01);
   DpBarkerKernel kernel(model, pd, c);
   kernel.init(Vec::Constant(1, m));
@@ -231,7 +238,7 @@ TEST(DpBarkerKernel, BadConfigurationNamesTheParameter) {
   const Problem p;
   auto message = [&](DpBarkerConfig c, const Model& m) {
     EventLog log;
-    PrivateData pd(m, p.data, test_noise_rng(1, 0), log, {{kBarkerLabel, 1}});
+    PrivateData pd(m, p.data, test_noise_rng(1, 0), log, barker_plan(config(), p.data, 1));
     try {
       DpBarkerKernel kernel(m, pd, std::move(c));
     } catch (const ConfigError& e) {

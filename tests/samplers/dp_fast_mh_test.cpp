@@ -22,6 +22,7 @@
 #include "privacy/classical_accountant.hpp"
 #include "privacy/fastmh_guarantee.hpp"
 #include "privacy/planner.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -56,7 +57,7 @@ struct Harness {
   std::unique_ptr<PrivateData> data;
   Harness(const Model& model, const Dataset& d, std::uint64_t releases, std::uint64_t seed) {
     data = std::make_unique<PrivateData>(model, d, test_noise_rng(seed, 0), log,
-                                         ReleaseAllowance{{kFastMhLabel, releases}});
+                                         fastmh_test_allowance(releases));
   }
 };
 
@@ -307,7 +308,7 @@ TEST(DpFastMh, RefusesBadInput) {
   const Dataset gd = g.simulate(theta2(0, 0), 50, rng);
   {
     EventLog log;
-    PrivateData pd(g, gd, test_noise_rng(1, 0), log, {{kFastMhLabel, 1}});
+    PrivateData pd(g, gd, test_noise_rng(1, 0), log, fastmh_test_allowance(1));
     EXPECT_THROW(DpFastMhKernel(g, pd, DpFastMhConfig{}), ConfigError);
   }
 
@@ -335,7 +336,7 @@ TEST(DpFastMh, RefusesBadInput) {
     d.x << 0.1, 0.2, 1, 2.0, 0.0, 0, 0.3, 0.1, 1;  // row 2 has ‖x‖ = 2 > 1
     d.columns = lr.data_columns();
     EventLog log;
-    PrivateData pd(lr, d, test_noise_rng(1, 0), log, {{kFastMhLabel, 5}});
+    PrivateData pd(lr, d, test_noise_rng(1, 0), log, fastmh_test_allowance(5));
     DpFastMhConfig lc;
     lc.epsilon = 1;
     DpFastMhKernel k(lr, pd, lc);

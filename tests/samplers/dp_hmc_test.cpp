@@ -29,6 +29,7 @@
 #include "privacy/planner.hpp"
 #include "privacy/zcdp.hpp"
 #include "privacy/zcdp_iterations.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -232,9 +233,9 @@ DpHmcConfig private_config() {
   return c;
 }
 
-std::map<std::string, std::uint64_t> releases_by_label(const EventLog& log) {
-  std::map<std::string, std::uint64_t> m;
-  for (const PrivacyEvent& e : log.events()) m[e.label] += e.count;
+std::map<ReleaseKind, std::uint64_t> releases_by_kind(const EventLog& log) {
+  std::map<ReleaseKind, std::uint64_t> m;
+  for (const PrivacyEvent& e : log.events()) m[e.kind] += e.count;
   return m;
 }
 
@@ -247,7 +248,8 @@ TEST(DpHmcKernel, RecordedSpendEqualsPlannedAndStopsAtTheAllowance) {
   constexpr std::uint64_t k = 60;
   const DpHmcConfig c = private_config();
   const std::uint64_t per_grad = static_cast<std::uint64_t>(c.steps) + 1;
-  Chain s({{"grad_sum", k * per_grad}, {"llr_sum", k}});
+  Chain s(gaussian_allowance({{ReleaseKind::grad_sum, k * per_grad}, {ReleaseKind::llr_sum, k}},
+                             kLowestTestMultiplier));
   DpHmcKernel kernel(s.model, *s.pd, c);
   const double n = 400;
   EXPECT_DOUBLE_EQ(kernel.gradient_multiplier(), 0.1 * std::sqrt(n));
@@ -263,14 +265,14 @@ TEST(DpHmcKernel, RecordedSpendEqualsPlannedAndStopsAtTheAllowance) {
   }
   EXPECT_EQ(steps, k);
   EXPECT_GT(accepted, 0u);
-  const auto counts = releases_by_label(s.log);
-  EXPECT_EQ(counts.at("grad_sum"), k * per_grad);
-  EXPECT_EQ(counts.at("llr_sum"), k);
+  const auto counts = releases_by_kind(s.log);
+  EXPECT_EQ(counts.at(ReleaseKind::grad_sum), k * per_grad);
+  EXPECT_EQ(counts.at(ReleaseKind::llr_sum), k);
   EXPECT_EQ(counts.size(), 2u);
   for (const PrivacyEvent& e : s.log.events()) {
     const double m =
-        e.label == "grad_sum" ? kernel.gradient_multiplier() : kernel.ratio_multiplier();
-    EXPECT_NEAR(e.noise_multiplier(), m, 1e-12 * m) << e.label;
+        e.kind == ReleaseKind::grad_sum ? kernel.gradient_multiplier() : kernel.ratio_multiplier();
+    EXPECT_NEAR(e.noise_multiplier(), m, 1e-12 * m) << release_kind_name(e.kind);
   }
   const GaussianPldAccountant pld;
   const double delta = 1e-5;
@@ -289,7 +291,9 @@ TEST(DpHmcKernel, RecordedSpendEqualsPlannedAndStopsAtTheAllowance) {
 TEST(DpHmcKernel, ExhaustedBeforeAnIterationTheAllowanceCannotCover) {
   const DpHmcConfig c = private_config();
   const std::uint64_t per_grad = static_cast<std::uint64_t>(c.steps) + 1;
-  Chain s({{"grad_sum", 3 * per_grad - 1}, {"llr_sum", 10}});
+  Chain s(
+      gaussian_allowance({{ReleaseKind::grad_sum, 3 * per_grad - 1}, {ReleaseKind::llr_sum, 10}},
+                         kLowestTestMultiplier));
   DpHmcKernel kernel(s.model, *s.pd, c);
   kernel.init(Vec::Constant(2, 0.5));
   Rng rng = make_rng(2, 0);
@@ -303,7 +307,7 @@ TEST(DpHmcKernel, ExhaustedBeforeAnIterationTheAllowanceCannotCover) {
   EXPECT_EQ(before, 2 * (per_grad + 1));
   EXPECT_THROW(kernel.transition(rng, extras), BudgetExhausted);
   EXPECT_EQ(s.log.releases(), before);
-  EXPECT_EQ(s.pd->remaining("grad_sum"), per_grad - 1);
+  EXPECT_EQ(s.pd->remaining(ReleaseKind::grad_sum), per_grad - 1);
 }
 
 // The draw columns against values computed here: σ_g = τ_g√n·2T·b_g; after an accepted move
@@ -312,7 +316,8 @@ TEST(DpHmcKernel, ExhaustedBeforeAnIterationTheAllowanceCannotCover) {
 // shares in [0, 1], and > 0 for the gradients at this b_g; eps_spent__ the callback's value.
 TEST(DpHmcKernel, ExtraColumnsDescribeTheReleases) {
   const DpHmcConfig c = private_config();
-  Chain s({{"grad_sum", 1000}, {"llr_sum", 1000}});
+  Chain s(gaussian_allowance({{ReleaseKind::grad_sum, 1000}, {ReleaseKind::llr_sum, 1000}},
+                             kLowestTestMultiplier));
   DpHmcKernel kernel(s.model, *s.pd, c);
   EXPECT_EQ(kernel.name(), "dp-hmc");
   EXPECT_EQ(kernel.extra_columns(),
@@ -362,7 +367,8 @@ TEST(DpHmcKernel, DivergentTrajectoryIsRejectedWithoutNan) {
     c.step_size = step;
     c.jitter = StepJitter::none;
     const std::uint64_t per_grad = static_cast<std::uint64_t>(c.steps) + 1;
-    Chain s({{"grad_sum", per_grad * 30}, {"llr_sum", 30}});
+    Chain s(gaussian_allowance({{ReleaseKind::grad_sum, per_grad * 30}, {ReleaseKind::llr_sum, 30}},
+                               kLowestTestMultiplier));
     DpHmcKernel kernel(s.model, *s.pd, c);
     kernel.init(Vec::Constant(2, 0.5));
     Rng rng = make_rng(2, 0);
@@ -376,9 +382,9 @@ TEST(DpHmcKernel, DivergentTrajectoryIsRejectedWithoutNan) {
       EXPECT_EQ(extras[3], 0.0) << "no ratio release";
     }
     EXPECT_EQ(kernel.position(), Vec::Constant(2, 0.5));
-    auto counts = releases_by_label(s.log);
-    EXPECT_EQ(counts["grad_sum"], step == 0.01 ? 30 * per_grad : 30u) << step;
-    EXPECT_EQ(counts["llr_sum"], 0u) << step;
+    auto counts = releases_by_kind(s.log);
+    EXPECT_EQ(counts[ReleaseKind::grad_sum], step == 0.01 ? 30 * per_grad : 30u) << step;
+    EXPECT_EQ(counts[ReleaseKind::llr_sum], 0u) << step;
   }
 }
 
@@ -413,7 +419,9 @@ TEST(DpHmcKernel, KeepsThePosteriorWithNoiseAndNoClipping) {
   for (int ch = 0; ch < kChains; ++ch) {
     EventLog log;
     PrivateData pd(model, data, test_noise_rng(40, static_cast<std::uint64_t>(ch)), log,
-                   {{"grad_sum", 10'000'000}, {"llr_sum", 10'000'000}});
+                   gaussian_allowance(
+                       {{ReleaseKind::grad_sum, 10'000'000}, {ReleaseKind::llr_sum, 10'000'000}},
+                       kLowestTestMultiplier));
     DpHmcKernel kernel(model, pd, c);
     Rng rng = make_rng(40, static_cast<std::uint64_t>(ch));
     kernel.init(mean);

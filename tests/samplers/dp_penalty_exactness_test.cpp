@@ -21,6 +21,7 @@
 #include "models/presets.hpp"
 #include "privacy/owner_group.hpp"
 #include "samplers/dp_penalty.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -102,7 +103,7 @@ RunStats run(const Problem& pr, const DpPenaltyConfig& config, int chains, std::
     for (std::size_t i = 0; i < owners; ++i) {
       parties.push_back(std::make_unique<PrivateData>(
           *pr.model, shards[i], test_noise_rng(21, static_cast<std::uint64_t>(c), i), logs[i],
-          ReleaseAllowance{{"llr_sum", 1u << 30}}));
+          gaussian_allowance({{ReleaseKind::llr_sum, 1u << 30}}, kLowestTestMultiplier)));
     }
     std::unique_ptr<DataOwner> source =
         owners == 1 ? std::move(parties.front()) : std::make_unique<OwnerGroup>(std::move(parties));

@@ -16,6 +16,7 @@
 #include "models/expfam_gaussian.hpp"
 #include "privacy/gaussian_pld.hpp"
 #include "privacy/planner.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -55,8 +56,9 @@ double batch_mcse(const Eigen::VectorXd& x) {
 // A PrivateData with a large allowance and its log.
 struct Chain {
   Chain(const Model& m, const Dataset& d, std::uint64_t allowance)
-      : pd(std::make_unique<PrivateData>(m, d, test_noise_rng(5, 0), log,
-                                         ReleaseAllowance{{"suff_stat", allowance}})) {}
+      : pd(std::make_unique<PrivateData>(
+            m, d, test_noise_rng(5, 0), log,
+            gaussian_allowance({{ReleaseKind::suff_stat, allowance}}, kLowestTestMultiplier))) {}
   EventLog log;
   std::unique_ptr<PrivateData> pd;
 };
@@ -196,7 +198,7 @@ TEST(DpPenaltyExpFamKernel, RecordedSpendEqualsPlannedAndNoiseColumnIsSigmaTimes
   EXPECT_TRUE(checked_column);
   EXPECT_EQ(c.log.releases(), kIters);
   for (const PrivacyEvent& e : c.log.events()) {
-    EXPECT_EQ(e.label, "suff_stat");
+    EXPECT_EQ(e.kind, ReleaseKind::suff_stat);
     EXPECT_NEAR(e.noise_multiplier(), 1.0, 1e-12);
   }
   const GaussianPldAccountant pld;

@@ -19,6 +19,7 @@
 #include "privacy/numerical_pld.hpp"
 #include "privacy/planner.hpp"
 #include "privacy/rdp_accountant.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -84,7 +85,9 @@ DpPenaltyMinibatchConfig config(const Problem& p, PenaltyProposal proposal, doub
 void expect_posterior_moments(PenaltyProposal proposal, std::uint64_t seed) {
   const Problem p(2000);
   EventLog log;
-  PrivateData pd(p.model, p.data, test_noise_rng(seed, 0), log, {{"llr_batch", 1u << 30}});
+  PrivateData pd(
+      p.model, p.data, test_noise_rng(seed, 0), log,
+      template_allowance(dp_penalty_minibatch_template(0.05, 500, p.data.rows()), 1u << 30));
   DpPenaltyMinibatchKernel kernel(p.model, pd, config(p, proposal, 0.05, 500));
   const auto m = run_kernel(kernel, p.mean, 1000, 40000, seed);
   EXPECT_LT(m.extras.col(0).mean(), 1e-4) << "clipping is not negligible";
@@ -116,7 +119,8 @@ TEST(DpPenaltyMinibatchKernel, RecordedSpendEqualsPlannedAndStopsAtTheAllowance)
   for (const auto proposal :
        {PenaltyProposal::full, PenaltyProposal::one_component, PenaltyProposal::guided_walk}) {
     EventLog log;
-    PrivateData pd(p.model, p.data, test_noise_rng(3, 0), log, {{"llr_batch", k}});
+    PrivateData pd(p.model, p.data, test_noise_rng(3, 0), log,
+                   template_allowance(dp_penalty_minibatch_template(0.7, 40, p.data.rows()), k));
     DpPenaltyMinibatchKernel kernel(p.model, pd, config(p, proposal, 0.7, 40));
     EXPECT_DOUBLE_EQ(kernel.noise_multiplier(), std::sqrt(0.7));
     kernel.init(p.mean);
@@ -131,7 +135,7 @@ TEST(DpPenaltyMinibatchKernel, RecordedSpendEqualsPlannedAndStopsAtTheAllowance)
     EXPECT_EQ(log.releases(), k);
     const auto tmpl = dp_penalty_minibatch_template(0.7, 40, 400);
     for (const PrivacyEvent& e : log.events()) {
-      EXPECT_EQ(e.label, "llr_batch");
+      EXPECT_EQ(e.kind, ReleaseKind::llr_batch);
       EXPECT_EQ(e.mechanism, Mechanism::subsampled_gaussian);
       EXPECT_EQ(e.sampling, Sampling::without_replacement);
       EXPECT_EQ(e.relation, Neighbouring::substitute);
@@ -154,7 +158,8 @@ TEST(DpPenaltyMinibatchKernel, RecordedSpendEqualsPlannedAndStopsAtTheAllowance)
 TEST(DpPenaltyMinibatchKernel, ExtraColumnsDescribeTheRelease) {
   const Problem p(400);
   EventLog log;
-  PrivateData pd(p.model, p.data, test_noise_rng(3, 0), log, {{"llr_batch", 10}});
+  PrivateData pd(p.model, p.data, test_noise_rng(3, 0), log,
+                 template_allowance(dp_penalty_minibatch_template(0.7, 50, p.data.rows()), 10));
   DpPenaltyMinibatchConfig c = config(p, PenaltyProposal::one_component, 0.7, 50);
   c.clip = 0.5;  // clips some rows
   DpPenaltyMinibatchKernel kernel(p.model, pd, c);
@@ -184,7 +189,7 @@ TEST(DpPenaltyMinibatchKernel, ExtraColumnsDescribeTheRelease) {
 TEST(DpPenaltyMinibatchKernel, BadConfigurationNamesTheParameter) {
   const Problem p(100);
   EventLog log;
-  PrivateData pd(p.model, p.data, test_noise_rng(3, 0), log, {{"llr_batch", 10}});
+  PrivateData pd(p.model, p.data, test_noise_rng(3, 0), log, ReleaseAllowance{});
   const auto expect_config_error = [&](DpPenaltyMinibatchConfig c, const std::string& what) {
     try {
       DpPenaltyMinibatchKernel k(p.model, pd, c);

@@ -17,6 +17,7 @@
 #include "privacy/gaussian_pld.hpp"
 #include "privacy/iteration_templates.hpp"
 #include "privacy/planner.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -127,8 +128,9 @@ struct Chain {
       : model(Vec::Zero(2), Mat::Identity(2, 2) * 100.0, Mat::Identity(2, 2), temperature) {
     Rng rng = make_rng(9, 0, Stream::data);
     data = model.simulate(Vec::Constant(2, 0.5), n, rng);
-    pd = std::make_unique<PrivateData>(model, data, test_noise_rng(9, 0), log,
-                                       ReleaseAllowance{{"llr_sum", allowance}});
+    pd = std::make_unique<PrivateData>(
+        model, data, test_noise_rng(9, 0), log,
+        gaussian_allowance({{ReleaseKind::llr_sum, allowance}}, kLowestTestMultiplier));
   }
 };
 
@@ -167,7 +169,7 @@ TEST(DpPenaltyKernel, RecordedSpendEqualsPlannedAndStopsAtTheAllowance) {
       EXPECT_EQ(steps, k) << penalty_sampler_name(p);
       EXPECT_EQ(s.log.releases(), k);
       for (const PrivacyEvent& e : s.log.events()) {
-        EXPECT_EQ(e.label, "llr_sum");
+        EXPECT_EQ(e.kind, ReleaseKind::llr_sum);
         EXPECT_NEAR(e.noise_multiplier(), kernel.noise_multiplier(),
                     1e-12 * kernel.noise_multiplier());
       }
@@ -310,7 +312,7 @@ TEST(DpPenaltyKernel, OwnsItsPrivateData) {
   double extras[3];
   k.transition(rng, extras);
   EXPECT_EQ(k.private_data().releases(), 1u);
-  EXPECT_EQ(k.private_data().remaining("llr_sum"), 1u);
+  EXPECT_EQ(k.private_data().remaining(ReleaseKind::llr_sum), 1u);
   EXPECT_FALSE(k.exhausted());
 }
 

@@ -22,6 +22,7 @@
 #include "privacy/numerical_pld.hpp"
 #include "privacy/planner.hpp"
 #include "privacy/rdp_accountant.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -67,10 +68,11 @@ struct Fixture {
   Dataset data;
   EventLog log;
   std::unique_ptr<PrivateData> pd;
-  Fixture(const Model& model, Dataset d, std::uint64_t allowance, std::uint64_t seed = 5)
+  Fixture(const Model& model, Dataset d, std::uint64_t allowance, const BatchSpec& batch,
+          std::uint64_t seed = 5)
       : data(std::move(d)) {
     pd = std::make_unique<PrivateData>(model, data, test_noise_rng(seed, 0), log,
-                                       ReleaseAllowance{{kGradBatchLabel, allowance}});
+                                       batch_test_allowance(batch, data.rows(), allowance));
   }
 };
 
@@ -86,7 +88,7 @@ TEST(DpSgld, StepNoiseVarianceIsTheStepSize) {
     for (const double t : {1.0, 0.3}) {
       ZeroGradientModel model(t);
       Rng data_rng = make_rng(1, 0, Stream::data);
-      Fixture f(model, model.simulate(Vec::Zero(2), 200, data_rng), kSteps);
+      Fixture f(model, model.simulate(Vec::Zero(2), 200, data_rng), kSteps, batch);
       DpSgldKernel kernel(model, *f.pd, {eta, 2.0, batch});
       kernel.init(Vec::Zero(2));
       Rng rng = make_rng(3, 0);
@@ -127,7 +129,7 @@ TEST(DpSgld, FullBatchChainMatchesTheEulerMaruyamaStationaryLaw) {
   const Mat vectors = eig.eigenvectors();
   const double eta = 0.4 / lambda.maxCoeff();  // ηλ_max/4 = 0.1
   constexpr std::size_t kBurn = 2000, kDraws = 200000;
-  Fixture f(model, data, kBurn + kDraws);
+  Fixture f(model, data, kBurn + kDraws, wor(n));
   DpSgldKernel kernel(model, *f.pd, {eta, 1e9, wor(n)});
   const testing::ChainMoments cm = testing::run_kernel(kernel, mean, kBurn, kDraws, 11);
   for (int j = 0; j < 2; ++j) {
@@ -159,7 +161,7 @@ TEST(DpSgld, RecordedEventsEqualTemplateTimesIterations) {
   Rng data_rng = make_rng(4, 0, Stream::data);
   const Dataset data = model.simulate(Vec::Constant(2, 0.3), 500, data_rng);
   for (const BatchSpec batch : {poisson(50), wor(50)}) {
-    Fixture f(model, data, k);
+    Fixture f(model, data, k, batch);
     const DpSgldConfig c{1e-3, 3.0, batch};
     DpSgldKernel kernel(model, *f.pd, c);
     const double m = kernel.noise_multiplier();
@@ -173,7 +175,7 @@ TEST(DpSgld, RecordedEventsEqualTemplateTimesIterations) {
     EXPECT_EQ(tmpl[0].sampling, is_poisson ? Sampling::poisson : Sampling::without_replacement);
     EXPECT_EQ(tmpl[0].relation, is_poisson ? Neighbouring::add_remove : Neighbouring::substitute);
     EXPECT_DOUBLE_EQ(tmpl[0].sampling_rate, 0.1);
-    EXPECT_EQ(tmpl[0].label, "grad_batch");
+    EXPECT_EQ(tmpl[0].kind, ReleaseKind::grad_batch);
 
     kernel.init(Vec::Constant(2, 0.3));
     Rng rng = make_rng(2, 0);
@@ -206,7 +208,7 @@ TEST(DpSgld, RecordedEventsEqualTemplateTimesIterations) {
 TEST(DpSgld, ColumnsAndTransitionInfo) {
   GaussianTestModel model = testing::standard_model();
   const Dataset data = testing::standard_data(model);
-  Fixture f(model, data, 10);
+  Fixture f(model, data, 10, poisson(10));
   DpSgldKernel kernel(model, *f.pd, {1e-3, 0.5, poisson(10)});
   EXPECT_EQ(kernel.name(), "dp-sgld");
   EXPECT_EQ(kernel.extra_columns(), (std::vector<std::string>{"grad_clip_frac__", "noise_sd__",
@@ -239,7 +241,7 @@ void expect_config_error(const std::function<void()>& f, const std::string& need
 TEST(DpSgld, BadOptionsNameTheOption) {
   GaussianTestModel model = testing::standard_model();
   const Dataset data = testing::standard_data(model);  // n = 30
-  Fixture f(model, data, 10);
+  Fixture f(model, data, 10, poisson(5));
   const auto make = [&](DpSgldConfig c) { DpSgldKernel k(model, *f.pd, c); };
   expect_config_error([&] { make({0.0, 1.0, poisson(5)}); }, "--step-size");
   expect_config_error([&] { make({-1.0, 1.0, poisson(5)}); }, "--step-size");
@@ -259,7 +261,7 @@ TEST(DpSgld, DivergingChainStopsWithoutNonFiniteDraws) {
   GaussianTestModel model(Vec::Zero(2), 0.01 * Mat::Identity(2, 2), Mat::Identity(2, 2));
   Rng data_rng = make_rng(4, 0, Stream::data);
   const Dataset data = model.simulate(Vec::Zero(2), 100, data_rng);
-  Fixture f(model, data, 1000);
+  Fixture f(model, data, 1000, poisson(10));
   DpSgldKernel kernel(model, *f.pd, {1.0, 1.0, poisson(10)});
   kernel.init(Vec::Constant(2, 0.1));
   Rng rng = make_rng(2, 0);
@@ -374,7 +376,7 @@ TEST(DpSgld, PaperGauss10dIterationCounts) {
 TEST(DpSgld, HugeMultiplierIsHandled) {
   GaussianTestModel model = testing::standard_model();
   const Dataset data = testing::standard_data(model);
-  Fixture f(model, data, 10);
+  Fixture f(model, data, 10, poisson(1));
   DpSgldKernel kernel(model, *f.pd, {1e-20, 1e-6, poisson(1)});
   EXPECT_GT(kernel.noise_multiplier(), 1e14);
   kernel.init(Vec::Constant(2, 0.5));

@@ -13,6 +13,7 @@
 #include "gaussian_test_model.hpp"
 #include "privacy/planner.hpp"
 #include "privacy/rdp_accountant.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -51,9 +52,10 @@ struct Fixture {
   Dataset data;
   EventLog log;
   std::unique_ptr<PrivateData> pd;
-  Fixture(const Model& model, Dataset d, std::uint64_t allowance) : data(std::move(d)) {
+  Fixture(const Model& model, Dataset d, std::uint64_t allowance, const BatchSpec& batch)
+      : data(std::move(d)) {
     pd = std::make_unique<PrivateData>(model, data, test_noise_rng(7, 0), log,
-                                       ReleaseAllowance{{kGradBatchLabel, allowance}});
+                                       batch_test_allowance(batch, data.rows(), allowance));
   }
 };
 
@@ -69,7 +71,7 @@ TEST(DpSgnht, DingDiscretisationAndInjectedNoise) {
     for (const double t : {1.0, 0.3}) {
       NoForceModel model(t);
       Rng data_rng = make_rng(1, 0, Stream::data);
-      Fixture f(model, model.simulate(Vec::Zero(2), 200, data_rng), kSteps);
+      Fixture f(model, model.simulate(Vec::Zero(2), 200, data_rng), kSteps, batch);
       DpSgnhtKernel kernel(model, *f.pd, {h, 2.0, a, batch});
       kernel.init(Vec::Zero(2));
       EXPECT_EQ(kernel.thermostat(), a) << "xi(0) = A";
@@ -121,7 +123,7 @@ TEST(DpSgnht, FullBatchChainTargetsThePosterior) {
   const Vec mean = model.posterior_mean(data);
   constexpr std::size_t kBurn = 5000, kDraws = 300000;
   const double a = 5.0;
-  Fixture f(model, data, kBurn + kDraws);
+  Fixture f(model, data, kBurn + kDraws, BatchSpec{BatchSampling::without_replacement, n});
   DpSgnhtKernel kernel(model, *f.pd,
                        {0.01, 1e9, a, BatchSpec{BatchSampling::without_replacement, n}});
   const testing::ChainMoments cm = testing::run_kernel(kernel, mean, kBurn, kDraws, 13);
@@ -145,8 +147,8 @@ TEST(DpSgnht, RecordedEventsEqualTemplateTimesIterations) {
   Rng data_rng = make_rng(4, 0, Stream::data);
   const Dataset data = model.simulate(Vec::Constant(2, 0.3), 400, data_rng);
   for (const BatchSampling s : {BatchSampling::poisson, BatchSampling::without_replacement}) {
-    Fixture f(model, data, k);
     const BatchSpec batch{s, 40};
+    Fixture f(model, data, k, batch);
     DpSgnhtKernel kernel(model, *f.pd, {1e-3, 2.0, 3.0, batch});
     const double delta_unit = (s == BatchSampling::poisson ? 1.0 : 2.0) * 0.5 * 2.0;
     const double m = 40.0 / 400.0 * std::sqrt(2.0 * 3.0 / 1e-3) / delta_unit;
@@ -167,7 +169,7 @@ TEST(DpSgnht, RecordedEventsEqualTemplateTimesIterations) {
                 s == BatchSampling::poisson ? Sampling::poisson : Sampling::without_replacement);
       EXPECT_EQ(e.relation,
                 s == BatchSampling::poisson ? Neighbouring::add_remove : Neighbouring::substitute);
-      EXPECT_EQ(e.label, "grad_batch");
+      EXPECT_EQ(e.kind, ReleaseKind::grad_batch);
       EXPECT_NEAR(e.noise_multiplier(), m, 1e-12 * m);
     }
     const RdpAccountant rdp;
@@ -181,8 +183,8 @@ TEST(DpSgnht, RecordedEventsEqualTemplateTimesIterations) {
 TEST(DpSgnht, ColumnsInitAndBadOptions) {
   GaussianTestModel model = testing::standard_model();
   const Dataset data = testing::standard_data(model);  // n = 30
-  Fixture f(model, data, 20);
   const BatchSpec batch{BatchSampling::poisson, 10};
+  Fixture f(model, data, 20, batch);
   DpSgnhtKernel kernel(model, *f.pd, {1e-3, 1.0, 4.0, batch});
   EXPECT_EQ(kernel.name(), "dp-sgnht");
   EXPECT_EQ(kernel.extra_columns(),

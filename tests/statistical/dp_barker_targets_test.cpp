@@ -14,6 +14,7 @@
 #include "privacy/planner.hpp"
 #include "run/barker_setup.hpp"
 #include "samplers/dp_barker.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -70,7 +71,8 @@ TEST(DpBarkerTargets, TemperedBananaWithTheThesisBatchReachesThePosterior) {
   for (int ch = 0; ch < kChains; ++ch) {
     EventLog log;
     PrivateData pd(model, data, test_noise_rng(41, static_cast<std::uint64_t>(ch)), log,
-                   {{kBarkerLabel, kIterations}});
+                   template_allowance(dp_barker_template(c.noise_variance, c.batch, data.rows()),
+                                      kIterations));
     DpBarkerKernel kernel(model, pd, c);
     kernel.init(exact_b.row(ch).transpose());
     Rng rng = make_rng(41, static_cast<std::uint64_t>(ch));
@@ -112,10 +114,10 @@ TEST(DpBarkerSetup, BuildsTheTemplateAndTheKernelAndRefusesBadParameters) {
       {"proposal_sd", 0.05}, {"batch_size", 1300}, {"noise_variance", 2.0}};
   const PrivateSamplerSetup s = setup_dp_barker("dp-barker", params, *model, 100000);
   ASSERT_EQ(s.per_iteration.size(), 1u);
-  EXPECT_EQ(s.per_iteration[0].label, kBarkerLabel);
+  EXPECT_EQ(s.per_iteration[0].kind, ReleaseKind::barker_test);
   EventLog log;
-  auto kernel = s.make_kernel(std::make_unique<PrivateData>(*model, data, test_noise_rng(1, 0), log,
-                                                            allowance_for(s.per_iteration, 5)));
+  auto kernel = s.make_kernel(
+      std::make_unique<PrivateData>(*model, data, test_noise_rng(1, 0), log, allowance_for(s, 5)));
   EXPECT_EQ(kernel->name(), "dp-barker");
   nlohmann::json bad = params;
   bad["batch_size"] = 100001;

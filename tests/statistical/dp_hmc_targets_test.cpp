@@ -24,6 +24,7 @@
 #include "run/sampler_params.hpp"
 #include "run/start_points.hpp"
 #include "samplers/dp_hmc.hpp"
+#include "test_allowance.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -51,7 +52,9 @@ ChainsOut run_dp_hmc(const Model& model, const Dataset& data, const DpHmcConfig&
   for (std::size_t c = 0; c < chains; ++c) {
     EventLog log;
     PrivateData pd(model, data, test_noise_rng(seed, c), log,
-                   {{"grad_sum", per_grad * iterations}, {"llr_sum", iterations}});
+                   gaussian_allowance({{ReleaseKind::grad_sum, per_grad * iterations},
+                                       {ReleaseKind::llr_sum, iterations}},
+                                      kLowestTestMultiplier));
     DpHmcKernel kernel(model, pd, config);
     Rng rng = make_rng(seed, c);
     kernel.init(starts[c]);
@@ -229,7 +232,7 @@ TEST(DpHmcSetup, FromPresetParameters) {
   const auto expected = dp_hmc_template(0.10, 0.55, 25, double(p.n));
   ASSERT_EQ(setup.per_iteration.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(setup.per_iteration[i].label, expected[i].label);
+    EXPECT_EQ(setup.per_iteration[i].kind, expected[i].kind);
     EXPECT_EQ(setup.per_iteration[i].count, expected[i].count);
     EXPECT_DOUBLE_EQ(setup.per_iteration[i].noise_sd, expected[i].noise_sd);
   }
