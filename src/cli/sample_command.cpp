@@ -194,6 +194,12 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
         "planned by {} ({})\n",
         p.budget.epsilon, p.budget.delta, spec.run.chains, p.split.per_chain.front(),
         p.tightest.best.accountant, to_string(p.tightest.best.bound));
+    if (p.discretisation_delta > 0.0 || p.accountant_delta < p.budget.delta) {
+      fmt::print(
+          "  epsilon below at delta {:.6g}; the discrete Gaussian noise adds delta {:.3g} "
+          "(certified delta {:.6g})\n",
+          p.accountant_delta, p.discretisation_delta, p.accountant_delta + p.discretisation_delta);
+    }
     for (const auto& row : out.report["privacy"]["accountants"]) {
       if (!row.contains("recorded_epsilon")) continue;
       const auto show = [](const nlohmann::json& v) {

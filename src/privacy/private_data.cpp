@@ -8,6 +8,7 @@
 #include "models/checks.hpp"
 #include "models/clipped_rows.hpp"
 #include "models/expfam_model.hpp"
+#include "privacy/grid_noise.hpp"
 #include "privacy/minibatch_templates.hpp"
 
 namespace dpmcmc {
@@ -21,6 +22,18 @@ void require_positive(double value, const char* what, const std::string& label) 
     throw ConfigError(
         fmt::format("release '{}': {} must be finite and > 0, got {}", label, what, value));
   }
+}
+
+// A bound on the floating-point error of the minibatch penalty's value a·R − ½σ_b², R = Σ_B r,
+// σ_b² = a²(Σ(r − r₀)² − (Σ(r − r₀))²/b), |r| ≤ β, a = nT/b: the sums of |r − r₀| ≤ 2β and of
+// its squares ≤ 4β² over b rows err by γ_{b+1} of their absolute sums; squaring, dividing and
+// combining add a few relative roundings of terms at most 3abβ (λ) and 8a²bβ² (σ_b²). γ_{b+8}
+// times twice those terms covers it.
+double corrected_ratio_float_error(double n, double t, std::size_t batch, double bound) {
+  const double b = static_cast<double>(batch);
+  const double a = n * t / b;
+  return sum_float_error(batch + 7, 1.0, 1.0) / (b + 7.0) *
+         (6.0 * a * b * bound + 16.0 * a * a * b * bound * bound);
 }
 
 }  // namespace
@@ -106,6 +119,27 @@ void PrivateData::record(const PrivacyEvent& e) {
   ++releases_;
 }
 
+PrivateData::GridPlan PrivateData::discretise(const PrivacyEvent& nominal, double noise_multiplier,
+                                              std::size_t coordinates, double float_error) const {
+  const GridNoise noise =
+      calibrate_grid_noise(noise_multiplier, nominal.sensitivity, coordinates, float_error);
+  PrivacyEvent recorded = nominal;
+  recorded.sensitivity = noise.sensitivity;
+  recorded.noise_sd = noise.noise_sd();
+  return GridPlan{nominal, recorded, noise,
+                  DiscreteGaussian(DiscreteGaussianScale::integer(noise.scale))};
+}
+
+double PrivateData::noisy(double value, const GridPlan& plan) {
+  return grid_release(value, plan.noise, plan.sampler, noise_);
+}
+
+void PrivateData::record(const GridPlan& plan) {
+  allowance_.use(plan.nominal);
+  log_.append(plan.recorded);
+  ++releases_;
+}
+
 RowBlock PrivateData::gather(std::span<const std::size_t> idx) {
   // Column by column (the data are column-major), reading each column in increasing row order.
   const auto count = static_cast<Eigen::Index>(idx.size());
@@ -132,15 +166,17 @@ ScalarRelease PrivateData::llr_sum(const Vec& theta, const Vec& theta_prime, dou
                                     label, theta.size(), theta_prime.size(), model_.dim()));
   }
 
+  const GridPlan g = discretise(e, noise_multiplier, 1, sum_float_error(data_.rows(), t, bound));
+
   const ClippedLlr c = clipped_llr_sum(model_, data_, theta, theta_prime, bound, scratch_);
 
   ScalarRelease out;
-  out.sensitivity = e.sensitivity;
-  out.noise_sd = e.noise_sd;
+  out.sensitivity = g.recorded.sensitivity;
+  out.noise_sd = g.recorded.noise_sd;
   out.rows = c.rows;
   out.clipped = c.clipped;
-  record(e);
-  out.value = t * c.sum + out.noise_sd * noise_.normal();
+  record(g);
+  out.value = noisy(t * c.sum, g);
   return out;
 }
 
@@ -151,6 +187,8 @@ VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise
   const double t = model_.temperature();
   // Substitute relation: one row's clipped gradient moves the sum by at most 2·T·bound.
   const PrivacyEvent e = calibrate(ReleaseKind::grad_sum, 2.0 * t * bound, noise_multiplier);
+  const GridPlan g = discretise(e, noise_multiplier, static_cast<std::size_t>(model_.dim()),
+                                sum_float_error(data_.rows(), t, bound));
   if (theta.size() != model_.dim()) {
     throw SoftwareError(fmt::format("release '{}': θ has {} components, the model {}", label,
                                     theta.size(), model_.dim()));
@@ -167,13 +205,13 @@ VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise
   }
 
   VectorRelease out;
-  out.sensitivity = e.sensitivity;
-  out.noise_sd = e.noise_sd;
+  out.sensitivity = g.recorded.sensitivity;
+  out.noise_sd = g.recorded.noise_sd;
   out.rows = n;
   out.clipped = clipped;
-  record(e);
+  record(g);
   out.value.resize(d);
-  for (int j = 0; j < d; ++j) out.value[j] = t * sum[j] + out.noise_sd * noise_.normal();
+  for (int j = 0; j < d; ++j) out.value[j] = noisy(t * sum[j], g);
   return out;
 }
 
@@ -192,6 +230,9 @@ VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double
       ReleaseKind::grad_batch, (poisson ? 1.0 : 2.0) * t * bound, noise_multiplier,
       poisson ? Sampling::poisson : Sampling::without_replacement, batch_rate(batch, n),
       poisson ? Neighbouring::add_remove : Neighbouring::substitute);
+  // The summation error of at most n rows (the Poisson batch's size is secret; n is public).
+  const GridPlan g = discretise(e, noise_multiplier, static_cast<std::size_t>(model_.dim()),
+                                sum_float_error(poisson ? n : batch.size, t, bound));
   if (theta.size() != model_.dim()) {
     throw SoftwareError(fmt::format("release '{}': θ has {} components, the model {}", label,
                                     theta.size(), model_.dim()));
@@ -210,13 +251,13 @@ VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double
   }
 
   VectorRelease out;
-  out.sensitivity = e.sensitivity;
-  out.noise_sd = e.noise_sd;
+  out.sensitivity = g.recorded.sensitivity;
+  out.noise_sd = g.recorded.noise_sd;
   out.rows = idx.size();
   out.clipped = clipped;
-  record(e);
+  record(g);
   out.value.resize(d);
-  for (int j = 0; j < d; ++j) out.value[j] = t * sum[j] + out.noise_sd * noise_.normal();
+  for (int j = 0; j < d; ++j) out.value[j] = noisy(t * sum[j], g);
   return out;
 }
 
@@ -245,6 +286,8 @@ ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& thet
   const PrivacyEvent e = calibrate_subsampled(
       ReleaseKind::llr_batch, c, noise_multiplier, Sampling::without_replacement,
       static_cast<double>(batch) / static_cast<double>(n), Neighbouring::substitute);
+  const GridPlan g = discretise(
+      e, noise_multiplier, 1, corrected_ratio_float_error(static_cast<double>(n), t, batch, bound));
 
   const auto idx = batches_.draw(spec, n, noise_);
   const auto [shift, sum, sum_sq, clipped] = clipped_ratio_moments(theta, theta_prime, bound, idx);
@@ -254,12 +297,12 @@ ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& thet
   const double batch_var = a * a * std::max(0.0, sum_sq - sum * sum / b);  // σ_b²
 
   ScalarRelease out;
-  out.sensitivity = e.sensitivity;
-  out.noise_sd = e.noise_sd;
+  out.sensitivity = g.recorded.sensitivity;
+  out.noise_sd = g.recorded.noise_sd;
   out.rows = batch;
   out.clipped = clipped;
-  record(e);
-  out.value = a * total - 0.5 * batch_var + out.noise_sd * noise_.normal();
+  record(g);
+  out.value = noisy(a * total - 0.5 * batch_var, g);
   return out;
 }
 
@@ -326,15 +369,20 @@ VectorRelease PrivateData::suff_stat(const SufficientStatistic& s, double noise_
   const PrivacyEvent e = calibrate(ReleaseKind::suff_stat, s.stat_sensitivity(), noise_multiplier);
   prepare_suff_stat(s);
   const int k = s.stat_dim();
+  // Each row's statistic lies in the declared box: |s_j(x)| ≤ max(|lo_j|, |hi_j|).
+  const double largest =
+      std::max(s.stat_lower().cwiseAbs().maxCoeff(), s.stat_upper().cwiseAbs().maxCoeff());
+  const GridPlan g = discretise(e, noise_multiplier, static_cast<std::size_t>(k),
+                                sum_float_error(data_.rows(), 1.0, largest));
 
   VectorRelease out;
-  out.sensitivity = e.sensitivity;
-  out.noise_sd = e.noise_sd;
+  out.sensitivity = g.recorded.sensitivity;
+  out.noise_sd = g.recorded.noise_sd;
   out.rows = data_.rows();
   out.clipped = 0;
-  record(e);
+  record(g);
   out.value.resize(k);
-  for (int j = 0; j < k; ++j) out.value[j] = stat_sum_[j] + out.noise_sd * noise_.normal();
+  for (int j = 0; j < k; ++j) out.value[j] = noisy(stat_sum_[j], g);
   return out;
 }
 

@@ -32,6 +32,7 @@
 #include "privacy/batch_sampling.hpp"
 #include "privacy/data_owner.hpp"
 #include "privacy/event_log.hpp"
+#include "privacy/grid_noise.hpp"
 #include "privacy/release_allowance.hpp"
 
 namespace dpmcmc {
@@ -151,6 +152,19 @@ class PrivateData final : public DataOwner {
                                     Sampling sampling, double rate, Neighbouring relation) const;
   // Uses one release of the allowance and appends the event to the chain's log.
   void record(const PrivacyEvent& e);
+  // Float-safe noise (grid_noise.hpp): a Gaussian-kind release of `coordinates` values whose
+  // floating-point error is ≤ float_error each, planned as `nominal` (what the allowance
+  // checks), is released on a power-of-two grid with discrete Gaussian noise and recorded as
+  // `recorded`: sensitivity Δ_eff (the rounded query's), σ = s·h, so σ/Δ ≥ the nominal ratio.
+  struct GridPlan {
+    PrivacyEvent nominal, recorded;
+    GridNoise noise;
+    DiscreteGaussian sampler;
+  };
+  GridPlan discretise(const PrivacyEvent& nominal, double noise_multiplier, std::size_t coordinates,
+                      double float_error) const;
+  double noisy(double value, const GridPlan& plan);
+  void record(const GridPlan& plan);
   // Copies the rows `idx` (sorted) into gather_ and returns them as a block.
   RowBlock gather(std::span<const std::size_t> idx);
   // Σ (r − shift) and Σ (r − shift)² of the clipped log-likelihood ratios r = clip(log p(x|θ′) −

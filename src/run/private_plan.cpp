@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "core/error.hpp"
 #include "io/run_report.hpp"
+#include "privacy/discrete_noise_bound.hpp"
+#include "privacy/grid_noise.hpp"
 #include "run/pure_memo.hpp"
 
 namespace dpmcmc {
@@ -63,13 +67,32 @@ double memo_epsilon(const Accountant& acc, std::span<const PrivacyEvent> events,
 
 PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> per_iteration,
                                 int chains, const std::vector<std::string>& accountants,
-                                const AccountantOptions& options) {
+                                const AccountantOptions& options, std::size_t release_coordinates) {
   validate_budget(budget);
   if (chains < 1) throw ConfigError("a private run needs at least one chain");
   PrivateRunPlan plan;
   plan.budget = budget;
   plan.per_iteration = std::move(per_iteration);
   plan.options = options;
+  std::uint64_t grid_releases = 0;  // per iteration
+  const double root_d =
+      std::sqrt(static_cast<double>(std::max<std::size_t>(release_coordinates, 1)));
+  for (const auto& e : plan.per_iteration) {
+    if (!is_grid_noised(e.kind)) continue;
+    grid_releases += e.count;
+    // The discrete noise's scale is about 2⁴¹ + m·√d grid steps, at most 2⁴² (grid_noise.hpp).
+    if (!(e.noise_multiplier() * root_d <= 0x1.0p38)) {
+      throw ConfigError(fmt::format(
+          "the sampler's noise multiplier sigma/Delta = {:.4g} is too large for the exact "
+          "discrete noise (at most 2^38/sqrt(d) = {:.4g}); such a release carries essentially no "
+          "information about the data: choose hyperparameters with less noise (e.g. a larger "
+          "--step-size or a smaller --tau)",
+          e.noise_multiplier(), 0x1.0p38 / root_d));
+    }
+  }
+  const double reserve = grid_releases > 0 ? std::ldexp(budget.delta, -10) : 0.0;
+  plan.accountant_delta = budget.delta - reserve;
+  const Budget accountant_budget{budget.epsilon, plan.accountant_delta};
   const auto owned = accountants_for(plan.per_iteration, accountants, options, true);
   if (owned.empty()) {
     throw ConfigError("no certified accountant can interpret this sampler's releases");
@@ -82,9 +105,9 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
   }
   // Memoised (pure_memo.hpp); the attempts' timings are those of the first computation.
   static PureMemo<TightestPlan> memo;
-  plan.tightest =
-      memo.get(private_memo_key("plan", budget, plan.per_iteration, names, options),
-               [&] { return plan_iterations_tightest(budget, plan.per_iteration, ptrs); });
+  plan.tightest = memo.get(
+      private_memo_key("plan", accountant_budget, plan.per_iteration, names, options),
+      [&] { return plan_iterations_tightest(accountant_budget, plan.per_iteration, ptrs); });
   const std::uint64_t k = plan.tightest.best.iterations;
   if (k < static_cast<std::uint64_t>(chains)) {
     throw ConfigError(fmt::format(
@@ -95,7 +118,32 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
   }
   plan.split = split_among_chains(k, static_cast<std::uint64_t>(chains), true);
   for (auto c : plan.split.per_chain) plan.scheduled += c;
+  const double coordinates = static_cast<double>(plan.scheduled) *
+                             static_cast<double>(grid_releases) *
+                             static_cast<double>(std::max<std::size_t>(release_coordinates, 1));
+  plan.discretisation_delta =
+      discretisation_delta(budget.epsilon, coordinates, std::ldexp(1.0, kGridNoiseScaleBits));
+  if (!(plan.discretisation_delta <= reserve)) {
+    throw ConfigError(fmt::format(
+        "privacy budget (epsilon {}, delta {}): the discrete noise of {} released coordinates "
+        "adds delta {:.3g}, more than the {:.3g} reserved for it; lower epsilon or the number of "
+        "iterations",
+        budget.epsilon, budget.delta, coordinates, plan.discretisation_delta, reserve));
+  }
   return plan;
+}
+
+bool is_grid_noised(ReleaseKind kind) {
+  switch (kind) {
+    case ReleaseKind::llr_sum:
+    case ReleaseKind::grad_sum:
+    case ReleaseKind::grad_batch:
+    case ReleaseKind::llr_batch:
+    case ReleaseKind::suff_stat:
+      return true;
+    default:
+      return false;
+  }
 }
 
 double composed_epsilon(const std::string& accountant, std::span<const PrivacyEvent> events,
@@ -112,11 +160,11 @@ nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& record
     json row = {{"accountant", acc->name()}, {"bound", to_string(acc->bound())}};
     try {
       row["planned_epsilon"] =
-          json_number(memo_epsilon(*acc, scheduled, plan.budget.delta, plan.options));
+          json_number(memo_epsilon(*acc, scheduled, plan.accountant_delta, plan.options));
       row["recorded_epsilon"] =
-          recorded.empty()
-              ? json(0.0)
-              : json_number(memo_epsilon(*acc, recorded.events(), plan.budget.delta, plan.options));
+          recorded.empty() ? json(0.0)
+                           : json_number(memo_epsilon(*acc, recorded.events(),
+                                                      plan.accountant_delta, plan.options));
     } catch (const Error& e) {
       row["error"] = e.what();
     }
@@ -124,6 +172,10 @@ nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& record
   }
   return {{"private", true},
           {"budget", {{"epsilon", plan.budget.epsilon}, {"delta", plan.budget.delta}}},
+          // ε below is each accountant's at delta_accountants; the certified δ is that plus
+          // delta_discretisation (≤ the budget's δ).
+          {"delta_accountants", plan.accountant_delta},
+          {"delta_discretisation", plan.discretisation_delta},
           {"planned_by", plan.tightest.best.accountant},
           {"iterations_allowed", plan.tightest.best.iterations},
           {"iterations_scheduled", plan.scheduled},

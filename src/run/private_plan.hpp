@@ -19,7 +19,13 @@
 namespace dpmcmc {
 
 struct PrivateRunPlan {
-  Budget budget;
+  Budget budget;  // the user's (ε, δ)
+  // The δ the accountants plan and certify with: budget.delta less the share reserved for the
+  // float-safe noise's discretisation (grid_noise.hpp) when the template has such releases.
+  double accountant_delta = 0.0;
+  // (1 + e^ε)·K·η(2⁴⁰) for the K coordinates the scheduled iterations release with discrete
+  // Gaussian noise (privacy/discrete_noise_bound.hpp); accountant_delta + this ≤ budget.delta.
+  double discretisation_delta = 0.0;
   std::vector<PrivacyEvent> per_iteration;  // the sampler's release template
   TightestPlan tightest;                    // iterations allowed, and by which accountant
   ChainSplit split;                         // iterations per chain (warmup included)
@@ -29,10 +35,20 @@ struct PrivateRunPlan {
 
 // Plans with `accountants` (empty: every registered certified upper-bound accountant that
 // interprets the template) and splits the iterations allowed equally among `chains` chains.
-// Throws ConfigError when the budget allows no iteration for some chain (naming the budget).
+// Releases of the kinds PrivateData adds float-safe noise to (is_grid_noised) leave a share
+// 2⁻¹⁰ of δ to their discretisation: the accountants plan with δ(1 − 2⁻¹⁰), and the
+// discretisation's δ for the scheduled releases, each of at most `release_coordinates`
+// coordinates, must fit in the rest. Throws ConfigError when the budget allows no iteration for
+// some chain (naming the budget) or the discretisation does not fit (naming ε and the count).
 PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> per_iteration,
                                 int chains, const std::vector<std::string>& accountants = {},
-                                const AccountantOptions& options = {});
+                                const AccountantOptions& options = {},
+                                std::size_t release_coordinates = 1);
+
+// The release kinds PrivateData adds float-safe grid noise to: llr_sum, grad_sum, grad_batch,
+// llr_batch, suff_stat (not DP Barker's test, whose variance depends on the batch, nor DP-Fast
+// MH's (ε, δ)-certified iteration).
+bool is_grid_noised(ReleaseKind kind);
 
 // ε(δ) per applicable accountant of (a) the scheduled iterations of the plan ("planned") and
 // (b) the recorded event log ("recorded"), with each accountant's bound kind, and the

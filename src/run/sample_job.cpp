@@ -10,6 +10,7 @@
 #include "diagnostics/histogram_kl.hpp"
 #include "diagnostics/sample_error.hpp"
 #include "io/run_report.hpp"
+#include "models/expfam_model.hpp"
 #include "models/logistic_regression.hpp"
 #include "privacy/owner_group.hpp"
 #include "privacy/private_data.hpp"
@@ -47,7 +48,7 @@ json owners_privacy_report(const PrivateRunPlan& plan, const std::vector<EventLo
                       {"releases", per_owner[i].releases()},
                       {"recorded_epsilon", json_number(composed_epsilon(
                                                plan.tightest.best.accountant, per_owner[i].events(),
-                                               plan.budget.delta, plan.options))}});
+                                               plan.accountant_delta, plan.options))}});
   }
   report["owners"] = owners;
   report["note_owners"] =
@@ -181,7 +182,13 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     PrivateSamplerSetup setup = entry->build(spec.sampler, params, *model, data.rows());
     // The owners' shares are checked before planning (an impossible split is an input error).
     if (setup.owners > 1) shards = owner_shards(data, setup.owners);
-    out.plan = plan_private_run(budget, setup.per_iteration, run.chains, spec.accountants);
+    // The most coordinates one release noises: a gradient's d, or an exponential family's
+    // statistic (the discretisation's δ counts coordinates).
+    std::size_t coordinates = static_cast<std::size_t>(model->dim());
+    if (const auto* stat = dynamic_cast<const SufficientStatistic*>(model.get()))
+      coordinates = std::max(coordinates, static_cast<std::size_t>(stat->stat_dim()));
+    out.plan = plan_private_run(budget, setup.per_iteration, run.chains, spec.accountants, {},
+                                coordinates);
     run.per_chain.clear();
     for (const auto k : out.plan->split.per_chain) {
       const auto warm =
@@ -200,7 +207,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     const std::size_t owners = setup.owners;
     for (auto& chain_logs : logs) chain_logs.resize(owners);
     factory = [&model, &data, &logs, &shards, setup = std::move(setup), allowances,
-               key = *noise_key, seed = run.seed, delta = budget.delta,
+               key = *noise_key, seed = run.seed, delta = out.plan->accountant_delta,
                first = run.first_chain](int chain) -> std::unique_ptr<Kernel> {
       const auto index = static_cast<std::size_t>(chain - first);
       std::unique_ptr<PrivateKernel> kernel;

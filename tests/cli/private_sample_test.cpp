@@ -89,9 +89,11 @@ TEST(CliPrivateSample, BatchSamplingOfDpSgld) {
     EXPECT_EQ(report["sampler"]["params"]["batch_sampling"], scheme);
     const auto& privacy = report["privacy"];
     EXPECT_EQ(privacy["releases_recorded"], privacy["iterations_scheduled"]) << scheme;
+    // Recorded = planned: the float-safe noise's σ/Δ exceeds the planned multiplier by < 1e-12
+    // relative, which moves the numerical PLD's discretised bounds by ~1e-9 relative.
     for (const auto& row : privacy["accountants"]) {
       EXPECT_NEAR(row["recorded_epsilon"].get<double>(), row["planned_epsilon"].get<double>(),
-                  1e-9 * row["planned_epsilon"].get<double>())
+                  1e-8 * row["planned_epsilon"].get<double>())
           << scheme << " " << row["accountant"];
     }
     allowed[scheme] = privacy["iterations_allowed"].get<std::uint64_t>();

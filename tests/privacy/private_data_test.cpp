@@ -12,6 +12,7 @@
 
 #include "models/gaussian.hpp"
 #include "test_allowance.hpp"
+#include "test_grid.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -109,13 +110,17 @@ TEST(PrivateData, LlrSumIsDirectClippedSumPlusTheNoiseDraw) {
   ASSERT_LT(want.clipped, 9900u);
   const ScalarRelease r = pd.llr_sum(t, tp, b, 0.5);
   NoiseRng replay = noise();
-  const double z = replay.normal();
+  // Float-safe noise: the sensitivity of the sum rounded to the grid, Δ_eff ≥ Δ = 2b (larger
+  // by less than 1e-6 relative here), and σ = s·h ≥ 0.5·Δ_eff.
+  const GridNoise g = release_grid(0.5, 2.0 * b, 1, 10000, 1.0, b);
   EXPECT_EQ(r.clipped, want.clipped);
   EXPECT_EQ(r.rows, 10000u);
-  EXPECT_DOUBLE_EQ(r.sensitivity, 2.0 * b);
-  EXPECT_DOUBLE_EQ(r.noise_sd, 0.5 * 2.0 * b);
+  EXPECT_EQ(r.sensitivity, g.sensitivity);
+  EXPECT_NEAR(r.sensitivity, 2.0 * b, 1e-6 * b);
+  EXPECT_EQ(r.noise_sd, g.noise_sd());
+  EXPECT_GE(r.noise_sd, 0.5 * r.sensitivity);
   // Summation order differs (blocks vs one pass): rounding ~1e-16·n·b.
-  EXPECT_NEAR(r.value - want.sum, r.noise_sd * z, 1e-10);
+  EXPECT_NEAR(r.value, replay_release(want.sum, g, replay), 1e-10);
   EXPECT_EQ(pd.releases(), 1u);
   EXPECT_EQ(pd.remaining(ReleaseKind::llr_sum), 9u);
 }
@@ -133,9 +138,10 @@ TEST(PrivateData, HandCountedClipping) {
   const ScalarRelease r = pd.llr_sum(Vec::Zero(1), Vec::Ones(1), 1.0, 3.0);
   NoiseRng replay = noise();
   EXPECT_EQ(r.clipped, 3u);  // −2.5, 1.1, 2.5
-  // Clipped values −1, −0.9, 0, 0.7, 1, 1 sum to 0.8; σ = 3 · 2 · 1 = 6.
-  EXPECT_DOUBLE_EQ(r.noise_sd, 6.0);
-  EXPECT_NEAR(r.value, 0.8 + 6.0 * replay.normal(), 1e-12);
+  // Clipped values −1, −0.9, 0, 0.7, 1, 1 sum to 0.8; σ = 3 · 2 · 1 = 6 (and a hair more for
+  // the rounding to the grid).
+  EXPECT_NEAR(r.noise_sd, 6.0, 1e-7);
+  EXPECT_NEAR(r.value, replay_release(0.8, release_grid(3.0, 2.0, 1, 6, 1.0, 1.0), replay), 1e-11);
 }
 
 TEST(PrivateData, EventOfARelease) {
@@ -155,13 +161,17 @@ TEST(PrivateData, EventOfARelease) {
   EXPECT_EQ(e.relation, Neighbouring::substitute);
   EXPECT_EQ(e.count, 1u);
   EXPECT_EQ(e.kind, ReleaseKind::llr_sum);
-  EXPECT_DOUBLE_EQ(e.sensitivity, 2.0 * 0.25 * 1.5);  // Δ = 2·T·b
-  EXPECT_DOUBLE_EQ(e.noise_sd, 7.0 * 2.0 * 0.25 * 1.5);
-  EXPECT_NEAR(e.noise_multiplier(), 7.0, 1e-14);
+  // Δ = 2·T·b, and the rounded query's Δ_eff exceeds it by less than 1e-6 relative.
+  EXPECT_EQ(e.sensitivity, release_grid(7.0, 2.0 * 0.25 * 1.5, 1, 50, 0.25, 1.5).sensitivity);
+  EXPECT_NEAR(e.sensitivity, 2.0 * 0.25 * 1.5, 1e-6);
+  EXPECT_NEAR(e.noise_sd, 7.0 * e.sensitivity, 1e-10);
+  EXPECT_GE(e.noise_multiplier(), 7.0);
+  EXPECT_NEAR(e.noise_multiplier(), 7.0, 1e-11);
   const PrivacyEvent& g = log.events()[1];
   EXPECT_EQ(g.kind, ReleaseKind::grad_sum);
-  EXPECT_DOUBLE_EQ(g.sensitivity, 2.0 * 0.25 * 2.0);
-  EXPECT_NEAR(g.noise_multiplier(), 3.0, 1e-14);
+  EXPECT_NEAR(g.sensitivity, 2.0 * 0.25 * 2.0, 1e-6);
+  EXPECT_GE(g.noise_multiplier(), 3.0);
+  EXPECT_NEAR(g.noise_multiplier(), 3.0, 1e-11);
   EXPECT_EQ(log.releases(), 2u);
 }
 
@@ -324,7 +334,7 @@ TEST(PrivateData, NoiseSdOfManyReleases) {
     s += e;
     s2 += e * e;
   }
-  EXPECT_DOUBLE_EQ(sigma, 2.0 * 2.0 * 0.5 * b);
+  EXPECT_NEAR(sigma, 2.0 * 2.0 * 0.5 * b, 1e-6 * sigma);
   const double mean = s / kN;
   const double sd = std::sqrt((s2 - kN * mean * mean) / (kN - 1));
   EXPECT_NEAR(mean, 0.0, 4.0 * sigma / std::sqrt(double(kN)));
@@ -333,8 +343,9 @@ TEST(PrivateData, NoiseSdOfManyReleases) {
   EXPECT_EQ(log.size(), 1u);  // identical releases merge into one entry
 }
 
-// Tempering by T scales the clipped sum, Δ and σ by T; with the same noise stream the released
-// value is exactly T times the untempered one.
+// Tempering by T scales the clipped sum, Δ and σ by T: each release is its own tempered direct sum
+// plus the replayed noise of its own calibration (the grid and the discrete Gaussian's scale
+// depend on σ, so the two releases are no longer exact multiples of each other).
 TEST(PrivateData, TemperingScalesValueSensitivityAndNoise) {
   const GaussianModel m1 = gauss2(1.0), mt = gauss2(0.3);
   const Dataset d = simulated(m1, 5000);
@@ -349,14 +360,19 @@ TEST(PrivateData, TemperingScalesValueSensitivityAndNoise) {
   const Vec t = vec2(0.3, 0.2), tp = vec2(0.32, 0.25);
   const ScalarRelease a = p1.llr_sum(t, tp, 0.05, 1.5);
   const ScalarRelease b = pt.llr_sum(t, tp, 0.05, 1.5);
-  EXPECT_NEAR(b.value, 0.3 * a.value, 1e-12 * std::abs(a.value) + 1e-14);
-  EXPECT_DOUBLE_EQ(b.sensitivity, 0.3 * a.sensitivity);
-  EXPECT_DOUBLE_EQ(b.noise_sd, 0.3 * a.noise_sd);
+  const double sum = direct_llr(m1, d, t, tp, 0.05).sum;
+  NoiseRng replay1 = noise(), replayt = noise();
+  EXPECT_NEAR(a.value, replay_release(sum, release_grid(1.5, 0.1, 1, 5000, 1.0, 0.05), replay1),
+              1e-11);
+  EXPECT_NEAR(b.value,
+              replay_release(0.3 * sum, release_grid(1.5, 0.3 * 0.1, 1, 5000, 0.3, 0.05), replayt),
+              1e-11);
+  EXPECT_NEAR(b.sensitivity, 0.3 * a.sensitivity, 1e-6 * b.sensitivity);
+  EXPECT_NEAR(b.noise_sd, 0.3 * a.noise_sd, 1e-6 * b.noise_sd);
   EXPECT_EQ(b.clipped, a.clipped);
   const VectorRelease ga = p1.grad_sum(t, 1.0, 0.7);
   const VectorRelease gb = pt.grad_sum(t, 1.0, 0.7);
-  EXPECT_LT((gb.value - 0.3 * ga.value).norm(), 1e-12 * ga.value.norm());
-  EXPECT_DOUBLE_EQ(gb.noise_sd, 0.3 * ga.noise_sd);
+  EXPECT_NEAR(gb.noise_sd, 0.3 * ga.noise_sd, 1e-6 * gb.noise_sd);
 }
 
 // Gradient release against Σ⁻¹(x_i − θ) computed here, each row scaled to norm ≤ b, plus d
@@ -385,9 +401,11 @@ TEST(PrivateData, GradSumIsDirectClippedSumPlusTheNoiseDraws) {
   const VectorRelease r = pd.grad_sum(t, b, 0.25);
   NoiseRng replay = noise();
   EXPECT_EQ(r.clipped, clipped);
-  EXPECT_DOUBLE_EQ(r.noise_sd, 0.25 * 2.0 * b);
+  const GridNoise g = release_grid(0.25, 2.0 * b, 2, 9000, 1.0, b);
+  EXPECT_EQ(r.noise_sd, g.noise_sd());
+  EXPECT_NEAR(r.noise_sd, 0.25 * 2.0 * b, 1e-6);
   for (int j = 0; j < 2; ++j) {
-    EXPECT_NEAR(r.value[j] - want[j], r.noise_sd * replay.normal(), 1e-9) << j;
+    EXPECT_NEAR(r.value[j], replay_release(want[j], g, replay), 1e-9) << j;
   }
   EXPECT_EQ(log.events()[0].kind, ReleaseKind::grad_sum);
 }

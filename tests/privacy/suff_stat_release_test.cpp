@@ -13,6 +13,7 @@
 #include "models/expfam_gaussian.hpp"
 #include "privacy/private_data.hpp"
 #include "test_allowance.hpp"
+#include "test_grid.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -71,13 +72,16 @@ TEST(SuffStatRelease, EqualsDirectSumPlusReplayedNoiseAndRecordsOneEventEach) {
   const double m = 0.3;
   for (int r = 0; r < 3; ++r) {
     const VectorRelease out = pd.suff_stat(stat, m);
-    EXPECT_DOUBLE_EQ(out.sensitivity, 5.0);
-    EXPECT_DOUBLE_EQ(out.noise_sd, m * 5.0);
+    // Δ = 5 and σ = mΔ, each larger by < 1e-6 relative for the rounding to the grid.
+    EXPECT_NEAR(out.sensitivity, 5.0, 5e-6);
+    EXPECT_NEAR(out.noise_sd, m * 5.0, 5e-6);
+    EXPECT_GE(out.noise_sd, m * out.sensitivity);
     EXPECT_EQ(out.rows, n);
     EXPECT_EQ(out.clipped, 0u);
     ASSERT_EQ(out.value.size(), 2);
+    const GridNoise g = grid_of(m, 5.0, out.sensitivity, out.noise_sd);
     for (int j = 0; j < 2; ++j) {
-      const double expected = direct[j] + 1.5 * replay.normal();
+      const double expected = replay_release(direct[j], g, replay);
       // The block sums differ from one column sum only by rounding: |S| ≤ 4·10⁴, so 1e-9
       // relative is far above rounding and far below one noise sd (1.5).
       EXPECT_NEAR(out.value[j], expected, 1e-9 * std::abs(direct[j]) + 1e-12);
@@ -92,8 +96,8 @@ TEST(SuffStatRelease, EqualsDirectSumPlusReplayedNoiseAndRecordsOneEventEach) {
   EXPECT_EQ(e.mechanism, Mechanism::gaussian);
   EXPECT_EQ(e.relation, Neighbouring::substitute);
   EXPECT_EQ(e.sampling, Sampling::none);
-  EXPECT_DOUBLE_EQ(e.sensitivity, 5.0);
-  EXPECT_DOUBLE_EQ(e.noise_sd, 1.5);
+  EXPECT_NEAR(e.sensitivity, 5.0, 5e-6);
+  EXPECT_NEAR(e.noise_sd, 1.5, 5e-6);
   EXPECT_EQ(e.count, 3u);
 }
 
@@ -113,7 +117,8 @@ TEST(SuffStatRelease, PrepareComputesOnceAndReleasesNothing) {
   NoiseRng replay = test_noise_rng(kNoiseSeed, 0);
   const VectorRelease out = pd.suff_stat(stat, 1.0);
   EXPECT_EQ(stat.evaluated, 5000u);
-  const double expected = data.x.col(0).sum() + 5.0 * replay.normal();
+  const double expected =
+      replay_release(data.x.col(0).sum(), grid_of(1.0, 5.0, out.sensitivity, out.noise_sd), replay);
   EXPECT_NEAR(out.value[0], expected, 1e-9 * std::abs(expected));
 }
 
@@ -191,9 +196,11 @@ TEST(SuffStatRelease, BernoulliHasUnitSensitivityAndRefusesNonBinaryRows) {
                  gaussian_allowance({{ReleaseKind::suff_stat, 2}}, kLowestTestMultiplier));
   NoiseRng replay = test_noise_rng(kNoiseSeed, 0);
   const VectorRelease out = pd.suff_stat(model, 2.0);
-  EXPECT_DOUBLE_EQ(out.sensitivity, 1.0);
-  EXPECT_DOUBLE_EQ(out.noise_sd, 2.0);
-  EXPECT_NEAR(out.value[0], direct + 2.0 * replay.normal(), 1e-12 * direct);
+  EXPECT_NEAR(out.sensitivity, 1.0, 1e-6);
+  EXPECT_NEAR(out.noise_sd, 2.0, 1e-6);
+  EXPECT_NEAR(out.value[0],
+              replay_release(direct, grid_of(2.0, 1.0, out.sensitivity, out.noise_sd), replay),
+              1e-12 * direct);
 
   data.x(7, 0) = 0.5;  // inside [0, 1] but not a Bernoulli outcome
   EventLog log2;

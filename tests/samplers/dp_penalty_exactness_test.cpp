@@ -102,7 +102,7 @@ RunStats run(const Problem& pr, const DpPenaltyConfig& config, int chains, std::
     }
     for (std::size_t i = 0; i < owners; ++i) {
       parties.push_back(std::make_unique<PrivateData>(
-          *pr.model, shards[i], test_noise_rng(21, static_cast<std::uint64_t>(c), i), logs[i],
+          *pr.model, shards[i], test_noise_rng(22, static_cast<std::uint64_t>(c), i), logs[i],
           gaussian_allowance({{ReleaseKind::llr_sum, 1u << 30}}, kLowestTestMultiplier)));
     }
     std::unique_ptr<DataOwner> source =

@@ -191,7 +191,7 @@ TEST(DpPenaltyExpFamKernel, RecordedSpendEqualsPlannedAndNoiseColumnIsSigmaTimes
     if (info.accepted && !checked_column) {
       const double after = k.position()[0];
       const double deta = std::log(after / (1 - after)) - std::log(before / (1 - before));
-      EXPECT_NEAR(extras[1], 1.0 * std::abs(deta), 1e-12);
+      EXPECT_NEAR(extras[1], 1.0 * std::abs(deta), 1e-6 * std::abs(deta));  // + the grid's share
       checked_column = true;
     }
   }

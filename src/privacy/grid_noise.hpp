@@ -1,0 +1,61 @@
+// Float-safe Gaussian noise for a clipped sum (issue #23): the released value is a multiple of a
+// power-of-two grid h, h·(round(x̂/h) + Z) with Z ~ N_Z(0, s²) the discrete Gaussian drawn
+// exactly with integer arithmetic (core/discrete_gaussian.hpp), instead of x̂ + σ·N(0, 1) on
+// doubles, whose low-order bits leak x̂ (Mironov, CCS 2012). Not yet used by the releases
+// (PrivateData still adds the polar method's normals); this is the calibration they will use.
+//
+// The calibration of a d-coordinate sum whose per-row contributions have real-arithmetic L2
+// sensitivity Δ, computed in floating point with an error ≤ e per coordinate, for a noise
+// multiplier m (the plan's σ/Δ):
+//   h = 2^(⌊log₂(m·Δ)⌋ − 40)                       (so s ≥ 2⁴⁰: the bridge δ is negligible),
+//   Δ_eff = Δ·(1 + 2⁻³⁰) + √d·(h + 2e),            s = ⌈m·Δ_eff / h⌉,  σ = s·h ≥ m·Δ_eff.
+// Why Δ_eff bounds the sensitivity of the released integer vector (times h): for neighbours with
+// exact sums S, S′ of the computed row contributions, computed sums Ŝ, Ŝ′ and rounded h·Q, h·Q′,
+//   ‖hQ − hQ′‖₂ ≤ ‖S − S′‖₂ + ‖(Ŝ − S) − (Ŝ′ − S′)‖₂ + ‖(hQ − Ŝ) − (hQ′ − Ŝ′)‖₂
+//             ≤ Δ·(1 + 2⁻³⁰) + √d·2e + √d·h,
+// the factor 1 + 2⁻³⁰ covering a computed row contribution that exceeds its clip bound by a few
+// ulps (a gradient scaled to norm b by a computed norm: relative error ≤ (d + 2)·2⁻⁵³ ≤ 2⁻³²
+// for d ≤ 2²⁰). Q is held in a double (exact: an integer), clamped to ±2¹⁰⁰⁰ (1-Lipschitz; maps
+// an overflow or a NaN into range), and Q + Z rounded to a double is a function of the integer
+// Q + Z, so no int64 range limits the sums. The accountants then see a Gaussian event of
+// sensitivity Δ_eff and noise σ, and privacy/discrete_noise_bound.hpp adds the δ of replacing
+// N(0, s²) by N_Z(0, s²): (1 + e^ε)·K·η(2⁴⁰), η(2⁴⁰) ≈ 1.7e-26, K the coordinates released.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/discrete_gaussian.hpp"
+#include "core/rng.hpp"
+
+namespace dpmcmc {
+
+// log₂ of the smallest grid-unit noise scale the calibration gives: s ≥ 2^kGridNoiseScaleBits.
+inline constexpr int kGridNoiseScaleBits = 40;
+
+struct GridNoise {
+  double grid = 0.0;         // h = 2^k
+  double sensitivity = 0.0;  // Δ_eff, in the value's units
+  std::uint64_t scale = 0;   // s, in grid units
+  // σ = s·h, exact (s < 2⁵³ times a power of two).
+  double noise_sd() const { return static_cast<double>(scale) * grid; }
+};
+
+// The calibration above. ConfigError unless m > 0, Δ > 0, e ≥ 0 are finite, d ≥ 1 and
+// 2⁻⁹⁰⁰ ≤ m·Δ ≤ 2⁹⁰⁰ (h a normal double, Δ_eff/h finite).
+GridNoise calibrate_grid_noise(double multiplier, double sensitivity, std::size_t coordinates,
+                               double float_error);
+
+// A bound on |fl(T·Σ v_i) − T·Σ v_i| for n terms with |v_i| ≤ bound, summed in any order (any
+// tree of n − 1 additions has error ≤ γ_{n−1}·Σ|v_i|; the product by T adds one rounding):
+// γ_{n+1}·n·T·bound, γ_k = k·u/(1 − k·u), u = 2⁻⁵³, rounded up. ConfigError unless
+// n·u < 1/2 and T, bound ≥ 0 finite.
+double sum_float_error(std::size_t n, double temperature, double bound);
+
+// h·(clamp(round(value/h), ±2¹⁰⁰⁰) + Z), Z ~ N_Z(0, s²) drawn from the noise stream with the
+// calibration's sampler (DiscreteGaussian(DiscreteGaussianScale::integer(s))). A NaN value is
+// released as if it were +2¹⁰⁰⁰·h: callers pass clipped sums, which are finite.
+double grid_release(double value, const GridNoise& noise, const DiscreteGaussian& sampler,
+                    NoiseRng& rng);
+
+}  // namespace dpmcmc
