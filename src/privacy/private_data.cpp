@@ -70,33 +70,11 @@ std::uint64_t PrivateData::remaining(ReleaseKind kind) const {
   return allowance_.remaining(kind);
 }
 
-PrivacyEvent PrivateData::calibrate(ReleaseKind kind, double sensitivity,
-                                    double noise_multiplier) const {
+PrivacyEvent PrivateData::calibrate(ReleaseKind kind, double sensitivity, double noise_multiplier,
+                                    Sampling sampling, double rate, Neighbouring relation) const {
   PrivacyEvent e;
   e.kind = kind;
-  e.mechanism = Mechanism::gaussian;
-  e.sensitivity = sensitivity;
-  e.noise_sd = noise_multiplier * sensitivity;
-  e.sampling = Sampling::none;
-  e.sampling_rate = 1.0;
-  e.relation = Neighbouring::substitute;
-  e.count = 1;
-  if (!(e.sensitivity > 0.0) || !std::isfinite(e.noise_sd)) {
-    throw ConfigError(
-        fmt::format("release '{}': sensitivity {} and noise sd {}·{} must be finite "
-                    "and > 0",
-                    release_kind_name(kind), sensitivity, noise_multiplier, sensitivity));
-  }
-  allowance_.check(e);
-  return e;
-}
-
-PrivacyEvent PrivateData::calibrate_subsampled(ReleaseKind kind, double sensitivity,
-                                               double noise_multiplier, Sampling sampling,
-                                               double rate, Neighbouring relation) const {
-  PrivacyEvent e;
-  e.kind = kind;
-  e.mechanism = Mechanism::subsampled_gaussian;
+  e.mechanism = sampling == Sampling::none ? Mechanism::gaussian : Mechanism::subsampled_gaussian;
   e.sensitivity = sensitivity;
   e.noise_sd = noise_multiplier * sensitivity;
   e.sampling = sampling;
@@ -226,10 +204,10 @@ VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double
   const double t = model_.temperature();
   const bool poisson = batch.sampling == BatchSampling::poisson;
   // Add/remove: one row more or less moves the sum by ≤ T·bound; substitute: by ≤ 2·T·bound.
-  const PrivacyEvent e = calibrate_subsampled(
-      ReleaseKind::grad_batch, (poisson ? 1.0 : 2.0) * t * bound, noise_multiplier,
-      poisson ? Sampling::poisson : Sampling::without_replacement, batch_rate(batch, n),
-      poisson ? Neighbouring::add_remove : Neighbouring::substitute);
+  const PrivacyEvent e =
+      calibrate(ReleaseKind::grad_batch, (poisson ? 1.0 : 2.0) * t * bound, noise_multiplier,
+                poisson ? Sampling::poisson : Sampling::without_replacement, batch_rate(batch, n),
+                poisson ? Neighbouring::add_remove : Neighbouring::substitute);
   // The summation error of at most n rows (the Poisson batch's size is secret; n is public).
   const GridPlan g = discretise(e, noise_multiplier, static_cast<std::size_t>(model_.dim()),
                                 sum_float_error(poisson ? n : batch.size, t, bound));
@@ -283,9 +261,9 @@ ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& thet
         "{}, bound {})",
         label, n, t, batch, bound));
   }
-  const PrivacyEvent e = calibrate_subsampled(
-      ReleaseKind::llr_batch, c, noise_multiplier, Sampling::without_replacement,
-      static_cast<double>(batch) / static_cast<double>(n), Neighbouring::substitute);
+  const PrivacyEvent e =
+      calibrate(ReleaseKind::llr_batch, c, noise_multiplier, Sampling::without_replacement,
+                static_cast<double>(batch) / static_cast<double>(n), Neighbouring::substitute);
   const GridPlan g = discretise(
       e, noise_multiplier, 1, corrected_ratio_float_error(static_cast<double>(n), t, batch, bound));
 

@@ -1,6 +1,9 @@
 // PrivateData: the only door to private rows (DESIGN.md §1). A private sampler never sees the
 // dataset; it asks for *releases* — noisy, clipped sums — and each release
-//   * draws its Gaussian noise from the chain's privacy noise stream (ChaCha20, core/rng.hpp),
+//   * draws its noise from the chain's privacy noise stream (ChaCha20, core/rng.hpp, keyed by the
+//     secret noise key): for the Gaussian-sum releases the sum rounded to a power-of-two grid
+//     plus an exact discrete Gaussian (grid_noise.hpp), for DP Barker and DP-Fast MH still a
+//     floating-point normal,
 //   * counts the rows whose contribution was clipped,
 //   * appends a PrivacyEvent (mechanism, sensitivity, noise scale, relation, label) to the
 //     chain's EventLog, from which the run's recorded spend is composed, and
@@ -147,9 +150,9 @@ class PrivateData final : public DataOwner {
   // A release's calibration (the event it will record), from public inputs only: Gaussian over
   // all rows under the substitute relation, or subsampled. ReleaseRefused unless the allowance
   // admits it; ConfigError for a non-finite noise sd.
-  PrivacyEvent calibrate(ReleaseKind kind, double sensitivity, double noise_multiplier) const;
-  PrivacyEvent calibrate_subsampled(ReleaseKind kind, double sensitivity, double noise_multiplier,
-                                    Sampling sampling, double rate, Neighbouring relation) const;
+  PrivacyEvent calibrate(ReleaseKind kind, double sensitivity, double noise_multiplier,
+                         Sampling sampling = Sampling::none, double rate = 1.0,
+                         Neighbouring relation = Neighbouring::substitute) const;
   // Uses one release of the allowance and appends the event to the chain's log.
   void record(const PrivacyEvent& e);
   // Float-safe noise (grid_noise.hpp): a Gaussian-kind release of `coordinates` values whose

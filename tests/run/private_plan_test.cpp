@@ -1,0 +1,57 @@
+// The planner's share of δ for the float-safe noise (run/private_plan.hpp): the accountants plan
+// at δ(1 − 2⁻¹⁰) when the template has grid-noised releases and at δ otherwise; the
+// discretisation's δ is (1 + e^ε)·K·η(2⁴⁰) for the scheduled coordinates (η from the bound that
+// tests/privacy/discrete_noise_bound_test.cpp checks against independent values); a plan whose
+// term exceeds the reserve, or whose multiplier the exact sampler cannot reach, is refused with
+// a message naming why.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "../error_message.hpp"
+#include "core/error.hpp"
+#include "privacy/discrete_noise_bound.hpp"
+#include "privacy/fastmh_guarantee.hpp"
+#include "privacy/iteration_templates.hpp"
+#include "run/private_plan.hpp"
+
+namespace dpmcmc {
+namespace {
+
+using test::message_of;
+
+TEST(PrivatePlan, ReservesAShareOfDeltaForTheDiscreteNoise) {
+  const Budget budget{2.0, 1e-6};
+  const PrivateRunPlan p = plan_private_run(budget, dp_penalty_template(0.1, 1e5), 4, {}, {}, 2);
+  EXPECT_EQ(p.accountant_delta, 1e-6 - std::ldexp(1e-6, -10));
+  const double k = static_cast<double>(p.scheduled);  // one llr_sum per iteration, 2 coordinates
+  const double want = (1.0 + std::exp(2.0)) * k * 2.0 * discrete_gaussian_tv_bound(0x1.0p40);
+  EXPECT_NEAR(p.discretisation_delta, want, 1e-9 * want);
+  EXPECT_LE(p.accountant_delta + p.discretisation_delta, budget.delta);
+  const auto report = privacy_report(p, EventLog{});
+  EXPECT_EQ(report.at("delta_accountants").get<double>(), p.accountant_delta);
+  EXPECT_EQ(report.at("delta_discretisation").get<double>(), p.discretisation_delta);
+
+  // DP-Fast MH's (ε, δ) iterations add no discrete noise: the accountants get the whole δ.
+  const PrivateRunPlan f = plan_private_run({2.0, 1e-5}, fastmh_template(0.05, 1e-9), 2);
+  EXPECT_EQ(f.accountant_delta, 1e-5);
+  EXPECT_EQ(f.discretisation_delta, 0.0);
+}
+
+TEST(PrivatePlan, RefusesWhatTheDiscreteNoiseCannotCertify) {
+  // 10¹⁸ coordinates per release: (1 + e²)·k·10¹⁸·η(2⁴⁰) ≫ 2⁻¹⁰·10⁻⁶.
+  const std::string big = message_of<ConfigError>([] {
+    plan_private_run({2.0, 1e-6}, dp_penalty_template(0.1, 1e5), 4, {}, {},
+                     std::size_t{1000000000000000000});
+  });
+  EXPECT_NE(big.find("the discrete noise of"), std::string::npos) << big;
+  EXPECT_NE(big.find("more than the"), std::string::npos) << big;
+  // σ/Δ·√d above 2³⁸: beyond the sampler's 2⁴² grid steps.
+  const std::string huge = message_of<ConfigError>([] {
+    plan_private_run({2.0, 1e-6}, dp_penalty_template(0x1.0p39, 1.0), 1, {}, {}, 1);
+  });
+  EXPECT_NE(huge.find("too large for the exact discrete noise"), std::string::npos) << huge;
+}
+
+}  // namespace
+}  // namespace dpmcmc
