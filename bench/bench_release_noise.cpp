@@ -88,7 +88,7 @@ void BM_Noise_grid(benchmark::State& state) {
   for (auto _ : state) {
     const GridNoise g = calibrate_grid_noise(1.7, 1.0, 1, 1e-12);
     benchmark::DoNotOptimize(
-        grid_release(0.3, g, DiscreteGaussian(DiscreteGaussianScale::integer(g.scale)), rng));
+        grid_release(0.3, g.grid, DiscreteGaussian(DiscreteGaussianScale::integer(g.scale)), rng));
   }
 }
 BENCHMARK(BM_Noise_grid);

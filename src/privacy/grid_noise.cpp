@@ -72,18 +72,24 @@ double sum_float_error(std::size_t n, double temperature, double bound) {
   return gamma * static_cast<double>(n) * temperature * bound * (1.0 + 0x1.0p-40);
 }
 
-double grid_release(double value, const GridNoise& noise, const DiscreteGaussian& sampler,
-                    NoiseRng& rng) {
+double minibatch_ratio_float_error(double n, double temperature, std::size_t batch, double bound) {
+  const double b = static_cast<double>(batch);
+  const double a = n * temperature / b;
+  return sum_float_error(batch + 7, 1.0, 1.0) / (b + 7.0) *
+         (6.0 * a * b * bound + 16.0 * a * a * b * bound * bound);
+}
+
+double grid_release(double value, double grid, const DiscreteGaussian& sampler, NoiseRng& rng) {
   // q = round(x/h) is an integer held exactly (x/h is exact: h is a power of two; a double of
   // magnitude ≥ 2⁵³ is an integer). Clamping it to ±2¹⁰⁰⁰ is 1-Lipschitz and maps ±∞ and NaN
   // into range; no finite clipped sum reaches it.
-  const double q = std::fmax(-kClamp, std::fmin(kClamp, std::nearbyint(value / noise.grid)));
+  const double q = std::fmax(-kClamp, std::fmin(kClamp, std::nearbyint(value / grid)));
   NoiseWords words{&rng};
   const std::int64_t z = sampler(words);
   // The release is the integer q + z: q + z rounded to a double and scaled by h is a function of
   // it (post-processing), as both are exact doubles — z is, unless |z| ≥ 2⁵³, which has
   // probability below e^(−2⁶¹) at s ≤ 2⁴² (a term absorbed far below the δ of the bridge).
-  return (q + static_cast<double>(z)) * noise.grid;
+  return (q + static_cast<double>(z)) * grid;
 }
 
 }  // namespace dpmcmc

@@ -1,8 +1,8 @@
 // Float-safe Gaussian noise for a clipped sum (issue #23): the released value is a multiple of a
 // power-of-two grid h, h·(round(x̂/h) + Z) with Z ~ N_Z(0, s²) the discrete Gaussian drawn
 // exactly with integer arithmetic (core/discrete_gaussian.hpp), instead of x̂ + σ·N(0, 1) on
-// doubles, whose low-order bits leak x̂ (Mironov, CCS 2012). Not yet used by the releases
-// (PrivateData still adds the polar method's normals); this is the calibration they will use.
+// doubles, whose low-order bits leak x̂ (Mironov, CCS 2012). Every PrivateData release uses it
+// (DP Barker through privacy/barker_grid.hpp, which shares grid_release).
 //
 // The calibration of a d-coordinate sum whose per-row contributions have real-arithmetic L2
 // sensitivity Δ, computed in floating point with an error ≤ e per coordinate, for a noise
@@ -52,10 +52,19 @@ GridNoise calibrate_grid_noise(double multiplier, double sensitivity, std::size_
 // n·u < 1/2 and T, bound ≥ 0 finite.
 double sum_float_error(std::size_t n, double temperature, double bound);
 
-// h·(clamp(round(value/h), ±2¹⁰⁰⁰) + Z), Z ~ N_Z(0, s²) drawn from the noise stream with the
-// calibration's sampler (DiscreteGaussian(DiscreteGaussianScale::integer(s))). A NaN value is
+// A bound on the floating-point error of the minibatch ratio moments (PrivateData's
+// clipped_ratio_moments) and what the releases make of them: λ = a·R, R = Σ_B r, and
+// σ_b² = a²(Σ(r − r₀)² − (Σ(r − r₀))²/b), |r| ≤ β, a = nT/b, b = batch. The sums of
+// |r − r₀| ≤ 2β and of its squares ≤ 4β² over b rows err by γ_{b+1} of their absolute sums;
+// squaring, dividing and combining add a few relative roundings of terms at most 3abβ (λ) and
+// 8a²bβ² (σ_b²). γ_{b+8} times twice those terms, γ_{b+8}·(6abβ + 16a²bβ²), bounds the error of
+// λ, of σ_b² and of the penalty's λ − ½σ_b² alike.
+double minibatch_ratio_float_error(double n, double temperature, std::size_t batch, double bound);
+
+// h·(clamp(round(value/h), ±2¹⁰⁰⁰) + Z), h = grid (a power of two), Z ~ N_Z(0, s²) drawn from
+// the noise stream with `sampler` (DiscreteGaussian(DiscreteGaussianScale::integer(s)), s the
+// calibration's scale). A NaN value is
 // released as if it were +2¹⁰⁰⁰·h: callers pass clipped sums, which are finite.
-double grid_release(double value, const GridNoise& noise, const DiscreteGaussian& sampler,
-                    NoiseRng& rng);
+double grid_release(double value, double grid, const DiscreteGaussian& sampler, NoiseRng& rng);
 
 }  // namespace dpmcmc

@@ -24,18 +24,6 @@ void require_positive(double value, const char* what, const std::string& label) 
   }
 }
 
-// A bound on the floating-point error of the minibatch penalty's value a·R − ½σ_b², R = Σ_B r,
-// σ_b² = a²(Σ(r − r₀)² − (Σ(r − r₀))²/b), |r| ≤ β, a = nT/b: the sums of |r − r₀| ≤ 2β and of
-// its squares ≤ 4β² over b rows err by γ_{b+1} of their absolute sums; squaring, dividing and
-// combining add a few relative roundings of terms at most 3abβ (λ) and 8a²bβ² (σ_b²). γ_{b+8}
-// times twice those terms covers it.
-double corrected_ratio_float_error(double n, double t, std::size_t batch, double bound) {
-  const double b = static_cast<double>(batch);
-  const double a = n * t / b;
-  return sum_float_error(batch + 7, 1.0, 1.0) / (b + 7.0) *
-         (6.0 * a * b * bound + 16.0 * a * a * b * bound * bound);
-}
-
 }  // namespace
 
 PrivateData::PrivateData(const Model& model, const Dataset& data, NoiseRng noise, EventLog& log,
@@ -109,7 +97,7 @@ PrivateData::GridPlan PrivateData::discretise(const PrivacyEvent& nominal, doubl
 }
 
 double PrivateData::noisy(double value, const GridPlan& plan) {
-  return grid_release(value, plan.noise, plan.sampler, noise_);
+  return grid_release(value, plan.noise.grid, plan.sampler, noise_);
 }
 
 void PrivateData::record(const GridPlan& plan) {
@@ -265,7 +253,7 @@ ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& thet
       calibrate(ReleaseKind::llr_batch, c, noise_multiplier, Sampling::without_replacement,
                 static_cast<double>(batch) / static_cast<double>(n), Neighbouring::substitute);
   const GridPlan g = discretise(
-      e, noise_multiplier, 1, corrected_ratio_float_error(static_cast<double>(n), t, batch, bound));
+      e, noise_multiplier, 1, minibatch_ratio_float_error(static_cast<double>(n), t, batch, bound));
 
   const auto idx = batches_.draw(spec, n, noise_);
   const auto [shift, sum, sum_sq, clipped] = clipped_ratio_moments(theta, theta_prime, bound, idx);

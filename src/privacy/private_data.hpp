@@ -1,8 +1,8 @@
 // PrivateData: the only door to private rows (DESIGN.md §1). A private sampler never sees the
 // dataset; it asks for *releases* — noisy, clipped sums — and each release
 //   * draws its noise from the chain's privacy noise stream (ChaCha20, core/rng.hpp, keyed by the
-//     secret noise key): for the Gaussian-sum releases the sum rounded to a power-of-two grid
-//     plus an exact discrete Gaussian (grid_noise.hpp), for DP Barker and DP-Fast MH still a
+//     secret noise key): the released sum rounded to a power-of-two grid plus an exact discrete
+//     Gaussian (grid_noise.hpp; DP Barker's data-dependent variance: barker_grid.hpp), never a
 //     floating-point normal,
 //   * counts the rows whose contribution was clipped,
 //   * appends a PrivacyEvent (mechanism, sensitivity, noise scale, relation, label) to the

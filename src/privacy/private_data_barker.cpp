@@ -1,11 +1,14 @@
 // PrivateData::llr_batch_barker: the DP Barker release (002_673c6a5269ae2454.txt Algorithm 3,
-// Theorem 3.3). Its privacy analysis and event: privacy/barker_accounting.hpp.
+// Theorem 3.3). Its privacy analysis and event: privacy/barker_accounting.hpp; its float-safe
+// noise: privacy/barker_grid.hpp.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "privacy/barker_accounting.hpp"
+#include "privacy/barker_grid.hpp"
+#include "privacy/grid_noise.hpp"
 #include "privacy/private_data.hpp"
 
 namespace dpmcmc {
@@ -31,7 +34,12 @@ ScalarRelease PrivateData::llr_batch_barker(const Vec& theta, const Vec& theta_p
 
   const double b = static_cast<double>(batch);
   const double n0 = static_cast<double>(n) * t;  // nT
-  const double bound = std::sqrt(b) / n0;        // Theorem 3.3's clip: T|r| ≤ √b/n
+  // Theorem 3.3's clip T|r| ≤ √b/n, shrunk by the grid's 1 − ρ (barker_grid.hpp).
+  const double full_bound = std::sqrt(b) / n0;
+  const BarkerGrid grid = calibrate_barker_grid(
+      noise_variance, batch,
+      minibatch_ratio_float_error(static_cast<double>(n), t, batch, full_bound));
+  const double bound = full_bound * grid.clip_factor;
   const BatchSpec spec{BatchSampling::without_replacement, batch};
   const auto idx = batches_.draw(spec, n, noise_);
   const auto [shift, sum, sum_sq, clipped] = clipped_ratio_moments(theta, theta_prime, bound, idx);
@@ -53,8 +61,9 @@ ScalarRelease PrivateData::llr_batch_barker(const Vec& theta, const Vec& theta_p
   out.rows = batch;
   out.clipped = clipped;
   record(event);
-  const double noise = std::sqrt(noise_variance - batch_var) * noise_.normal();
-  out.value = lambda + noise + correction(noise_);
+  const DiscreteGaussian sampler(
+      DiscreteGaussianScale::integer(barker_noise_scale(grid, noise_variance - batch_var)));
+  out.value = grid_release(lambda, grid.grid, sampler, noise_) + correction(noise_);
   if (!std::isfinite(out.value)) {
     throw SoftwareError(fmt::format("release '{}': non-finite value (λ = {})", label, lambda));
   }

@@ -2,6 +2,16 @@
 // (003_d4664856a36907c9.txt Algorithm 2, with the public padding of privacy/fastmh_guarantee.hpp
 // and docs/dp-fast-mh.md). All randomness here — the batch size, the row draws, the per-draw
 // keeps, the Gaussian noise and the free branches' decisions — comes from the noise stream.
+//
+// Float-safe noise (issue #23): the noisy branches release ℓ on a power-of-two grid with exact
+// discrete Gaussian noise (grid_noise.hpp), calibrated for the branch's sensitivity Δ, the
+// branch's multiplier ν and the summation error of ℓ: σ = s·h ≥ ν·Δ_eff, so the branch's
+// (ε, δ) certificate — a function of σ/Δ only — holds for the grid release with Δ_eff (in the
+// minibatch branch Δ_eff bounds one hit's effect including the one-time rounding, so k hits
+// move the released integer by ≤ k·Δ_eff). The planner reserves the bridge's δ
+// (run/private_plan.hpp). The free branches' accept bit is computed from the floating-point ℓ:
+// its δ is evaluated at Δ + 2e (e the summation error bound) plus 2⁻⁴⁰ for the uniform's
+// granularity and the rounding of log_r.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +23,7 @@
 #include "core/alias_table.hpp"
 #include "models/ratio_bound.hpp"
 #include "privacy/fastmh_guarantee.hpp"
+#include "privacy/grid_noise.hpp"
 #include "privacy/private_data.hpp"
 
 namespace dpmcmc {
@@ -30,6 +41,9 @@ namespace {
 
 // Relative slack on the per-row bound check: rounding, never a model error.
 constexpr double kBoundSlack = 1e-9;
+// Added to a free branch's δ: the accept bit compares a 2⁻⁵³-granular uniform with e^{log_r}
+// computed in floating point, so its probability is within ~2⁻⁵⁰ of the exact one.
+constexpr double kFreeDecisionSlack = 0x1.0p-40;
 
 // Poisson(mean) on the noise stream, exact: a sum of ⌈mean/8⌉ independent Poisson(mean/m)
 // variates, each by inversion (sequential search from e^{−μ}, μ ≤ 8). O(mean) work, the order of
@@ -122,7 +136,9 @@ FastMhRelease PrivateData::fastmh_release(const FastMhRequest& req) {
       }
     }
     cache->declared = req.row_bound;
-    cache->c = c * model_.temperature();
+    // Capped at c̄: a row within the check's rounding slack must not exceed the bound the
+    // sensitivities assume (the clip to ±c_i·M then bounds every computed term by c̄·M).
+    cache->c = c.cwiseMin(req.row_bound) * model_.temperature();
     cache->total = cache->c.sum();
     if (cache->total > 0.0) {
       cache->alias.emplace(std::span<const double>(cache->c.data(), cache->c.size()));
@@ -139,7 +155,9 @@ FastMhRelease PrivateData::fastmh_release(const FastMhRequest& req) {
   // Rows per evaluated chunk: the size of the scratch buffers (min(4096, n)).
   const auto chunk = static_cast<std::size_t>(scratch_.size());
   FastMhRelease out;
-  double ell = 0.0;  // ℓ1 or ℓ2
+  double ell = 0.0;          // ℓ1 or ℓ2
+  double multiplier = 0.0;   // ν of the noisy branch taken
+  double float_error = 0.0;  // bound on the summation error of ℓ
   double free_delta = 1.0;
   if (req.full_batch_only) {
     out.full_batch = true;
@@ -153,8 +171,13 @@ FastMhRelease PrivateData::fastmh_release(const FastMhRequest& req) {
     // Minibatch branch: TunaMH on the data padded to C̄ (fastmh_guarantee.hpp).
     const double half = std::log1p(ctotal * m / req.lambda);  // L: |each term| ≤ L
     out.sensitivity = 2.0 * half;                             // Δ(ℓ1)
+    // At most B < K kept terms, each clamped to [−L, L] (K: public, B: not data-dependent).
+    float_error = sum_float_error(std::max<std::uint64_t>(cal.max_batch, 1), 1.0, half);
+    multiplier = cal.minibatch_multiplier;
     if (req.free_branch) {
-      free_delta = fastmh_free_minibatch_delta(out.sensitivity, cal.hit_rate, out.batch);
+      free_delta = fastmh_free_minibatch_delta(out.sensitivity + 2.0 * float_error, cal.hit_rate,
+                                               out.batch) +
+                   kFreeDecisionSlack;
       out.free = free_delta <= cal.delta;
     }
     const double real = fc.total / ctotal;  // P(a draw is a real row) = C/C̄
@@ -187,7 +210,6 @@ FastMhRelease PrivateData::fastmh_release(const FastMhRequest& req) {
     }
     out.rows_evaluated = fc.index.size();
     if (!out.free) {
-      out.noise_sd = cal.minibatch_multiplier * out.sensitivity;
       if (cal.max_batch == 1) {
         out.epsilon = 0.0;  // B = 0 always: no row was read
         out.delta = 0.0;
@@ -199,8 +221,11 @@ FastMhRelease PrivateData::fastmh_release(const FastMhRequest& req) {
   } else {
     // Full-batch branch: standard MH, ℓ2 = Σ_i (U_i(θ) − U_i(θ′)).
     out.sensitivity = 2.0 * cbar * m;  // Δ(ℓ2)
+    float_error = sum_float_error(n, 1.0, cbar * m);
+    multiplier = cal.fullbatch_multiplier;
     if (req.free_branch) {
-      free_delta = fastmh_free_fullbatch_delta(out.sensitivity);
+      free_delta =
+          fastmh_free_fullbatch_delta(out.sensitivity + 2.0 * float_error) + kFreeDecisionSlack;
       out.free = free_delta <= cal.delta;
     }
     for (std::size_t begin = 0; begin < n; begin += chunk) {
@@ -215,7 +240,6 @@ FastMhRelease PrivateData::fastmh_release(const FastMhRequest& req) {
     }
     out.rows_evaluated = n;
     if (!out.free) {
-      out.noise_sd = cal.fullbatch_multiplier * out.sensitivity;
       out.epsilon = cal.epsilon;
       out.delta = cal.delta;
     }
@@ -235,9 +259,14 @@ FastMhRelease PrivateData::fastmh_release(const FastMhRequest& req) {
     const double log_r = ell + req.log_prior_ratio;
     out.accept = log_r >= 0.0 || std::log(noise_.uniform_pos()) < log_r;
     out.value = 0.0;
+  } else if (multiplier == 0.0) {
+    out.value = ell;  // K = 1: B = 0 always, no row was read (ℓ = 0) and nothing is hidden
   } else {
+    const GridNoise g = calibrate_grid_noise(multiplier, out.sensitivity, 1, float_error);
+    const DiscreteGaussian sampler(DiscreteGaussianScale::integer(g.scale));
+    out.noise_sd = g.noise_sd();
     const double sd = out.noise_sd;
-    out.value = ell + (sd > 0.0 ? sd * noise_.normal() : 0.0) - 0.5 * sd * sd;
+    out.value = grid_release(ell, g.grid, sampler, noise_) - 0.5 * sd * sd;
   }
   return out;
 }

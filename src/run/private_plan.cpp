@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include "core/error.hpp"
 #include "io/run_report.hpp"
+#include "privacy/barker_grid.hpp"
 #include "privacy/discrete_noise_bound.hpp"
 #include "privacy/grid_noise.hpp"
 #include "run/pure_memo.hpp"
@@ -74,12 +76,20 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
   plan.budget = budget;
   plan.per_iteration = std::move(per_iteration);
   plan.options = options;
-  std::uint64_t grid_releases = 0;  // per iteration
+  std::uint64_t grid_releases = 0;                             // per iteration
+  double min_scale = std::numeric_limits<double>::infinity();  // the smallest discrete noise s
   const double root_d =
       std::sqrt(static_cast<double>(std::max<std::size_t>(release_coordinates, 1)));
   for (const auto& e : plan.per_iteration) {
     if (!is_grid_noised(e.kind)) continue;
     grid_releases += e.count;
+    if (e.kind == ReleaseKind::barker_test) {
+      min_scale = std::min(min_scale, barker_min_noise_scale(e.noise_sd));  // barker_grid.hpp
+      continue;
+    }
+    min_scale = std::min(min_scale, std::ldexp(1.0, kGridNoiseScaleBits));  // grid_noise.hpp
+    // DP-Fast MH's (ε, δ) events carry no σ; its release checks the scale (grid_noise.hpp).
+    if (e.kind == ReleaseKind::fastmh) continue;
     // The discrete noise's scale is about 2⁴¹ + m·√d grid steps, at most 2⁴² (grid_noise.hpp).
     if (!(e.noise_multiplier() * root_d <= 0x1.0p38)) {
       throw ConfigError(fmt::format(
@@ -122,7 +132,7 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
                              static_cast<double>(grid_releases) *
                              static_cast<double>(std::max<std::size_t>(release_coordinates, 1));
   plan.discretisation_delta =
-      discretisation_delta(budget.epsilon, coordinates, std::ldexp(1.0, kGridNoiseScaleBits));
+      grid_releases > 0 ? discretisation_delta(budget.epsilon, coordinates, min_scale) : 0.0;
   if (!(plan.discretisation_delta <= reserve)) {
     throw ConfigError(fmt::format(
         "privacy budget (epsilon {}, delta {}): the discrete noise of {} released coordinates "
@@ -140,6 +150,8 @@ bool is_grid_noised(ReleaseKind kind) {
     case ReleaseKind::grad_batch:
     case ReleaseKind::llr_batch:
     case ReleaseKind::suff_stat:
+    case ReleaseKind::barker_test:
+    case ReleaseKind::fastmh:
       return true;
     default:
       return false;

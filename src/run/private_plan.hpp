@@ -38,16 +38,18 @@ struct PrivateRunPlan {
 // Releases of the kinds PrivateData adds float-safe noise to (is_grid_noised) leave a share
 // 2⁻¹⁰ of δ to their discretisation: the accountants plan with δ(1 − 2⁻¹⁰), and the
 // discretisation's δ for the scheduled releases, each of at most `release_coordinates`
-// coordinates, must fit in the rest. Throws ConfigError when the budget allows no iteration for
+// coordinates, with the smallest discrete noise scale among the template's releases, must fit
+// in the rest. Throws ConfigError when the budget allows no iteration for
 // some chain (naming the budget) or the discretisation does not fit (naming ε and the count).
 PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> per_iteration,
                                 int chains, const std::vector<std::string>& accountants = {},
                                 const AccountantOptions& options = {},
                                 std::size_t release_coordinates = 1);
 
-// The release kinds PrivateData adds float-safe grid noise to: llr_sum, grad_sum, grad_batch,
-// llr_batch, suff_stat (not DP Barker's test, whose variance depends on the batch, nor DP-Fast
-// MH's (ε, δ)-certified iteration).
+// The release kinds PrivateData adds float-safe grid noise to: all of them (llr_sum, grad_sum,
+// grad_batch, llr_batch, suff_stat and DP-Fast MH's noisy branches with s ≥ 2⁴⁰; DP Barker's test
+// with s ≥ barker_min_noise_scale(σ), privacy/barker_grid.hpp). Kept as a predicate so that a
+// new kind must say whether it is.
 bool is_grid_noised(ReleaseKind kind);
 
 // ε(δ) per applicable accountant of (a) the scheduled iterations of the plan ("planned") and

@@ -76,14 +76,14 @@ TEST(GridNoise, ReleaseIsTheRoundedSumPlusTheReplayedDiscreteGaussian) {
     result_type operator()() { return r->bits(); }
   } words{&replay};
   for (const double x : {0.0, 0.123456789, -7.25, 1e3 + 1e-9}) {
-    const double v = grid_release(x, g, sampler, rng);
+    const double v = grid_release(x, g.grid, sampler, rng);
     const double want = (std::nearbyint(x / g.grid) + static_cast<double>(sampler(words))) * g.grid;
     EXPECT_EQ(v, want) << x;
     EXPECT_EQ(std::fmod(v, g.grid), 0.0) << x;
   }
-  const double far = grid_release(0x1.0p70 * g.grid, g, sampler, rng);
+  const double far = grid_release(0x1.0p70 * g.grid, g.grid, sampler, rng);
   EXPECT_NEAR(far / g.grid, 0x1.0p70, 50.0 * static_cast<double>(g.scale));
-  EXPECT_GT(grid_release(NAN, g, sampler, rng), 0x1.0p999 * g.grid);
+  EXPECT_GT(grid_release(NAN, g.grid, sampler, rng), 0x1.0p999 * g.grid);
 }
 
 // Mean and variance of 20000 releases: x and σ² = (s·h)² within 4 standard errors (the variance's
@@ -96,7 +96,7 @@ TEST(GridNoise, ReleasesHaveTheCalibratedMeanAndVariance) {
   const double x = 0.3, sd = g.noise_sd();
   double sum = 0.0, sum_sq = 0.0;
   for (int i = 0; i < kN; ++i) {
-    const double v = grid_release(x, g, sampler, rng) - x;
+    const double v = grid_release(x, g.grid, sampler, rng) - x;
     sum += v;
     sum_sq += v * v;
   }

@@ -1,6 +1,7 @@
 // The planner's share of δ for the float-safe noise (run/private_plan.hpp): the accountants plan
-// at δ(1 − 2⁻¹⁰) when the template has grid-noised releases and at δ otherwise; the
-// discretisation's δ is (1 + e^ε)·K·η(2⁴⁰) for the scheduled coordinates (η from the bound that
+// at δ(1 − 2⁻¹⁰) (every release kind is grid-noised); the discretisation's δ is
+// (1 + e^ε)·K·η(s_min) for the scheduled coordinates, s_min = 2⁴⁰ for the Gaussian sums and
+// DP-Fast MH and DP Barker's own bound (η from the bound that
 // tests/privacy/discrete_noise_bound_test.cpp checks against independent values); a plan whose
 // term exceeds the reserve, or whose multiplier the exact sampler cannot reach, is refused with
 // a message naming why.
@@ -10,6 +11,7 @@
 
 #include "../error_message.hpp"
 #include "core/error.hpp"
+#include "privacy/barker_accounting.hpp"
 #include "privacy/discrete_noise_bound.hpp"
 #include "privacy/fastmh_guarantee.hpp"
 #include "privacy/iteration_templates.hpp"
@@ -32,10 +34,21 @@ TEST(PrivatePlan, ReservesAShareOfDeltaForTheDiscreteNoise) {
   EXPECT_EQ(report.at("delta_accountants").get<double>(), p.accountant_delta);
   EXPECT_EQ(report.at("delta_discretisation").get<double>(), p.discretisation_delta);
 
-  // DP-Fast MH's (ε, δ) iterations add no discrete noise: the accountants get the whole δ.
+  // DP-Fast MH's noisy branches use the same grid noise (s ≥ 2⁴⁰), one coordinate each.
   const PrivateRunPlan f = plan_private_run({2.0, 1e-5}, fastmh_template(0.05, 1e-9), 2);
-  EXPECT_EQ(f.accountant_delta, 1e-5);
-  EXPECT_EQ(f.discretisation_delta, 0.0);
+  EXPECT_EQ(f.accountant_delta, 1e-5 - std::ldexp(1e-5, -10));
+  const double kf = static_cast<double>(f.scheduled);
+  const double want_f = (1.0 + std::exp(2.0)) * kf * discrete_gaussian_tv_bound(0x1.0p40);
+  EXPECT_NEAR(f.discretisation_delta, want_f, 1e-9 * want_f);
+
+  // DP Barker at σ² = 2: s ≥ √(σ² − 1)/h = 2⁴¹ grid steps (barker_grid.hpp, h = 2⁻⁴¹); the
+  // planner's lower bound on it is within 2⁻³⁰ relative, so η differs by ~2⁻²⁹.
+  const PrivateRunPlan bk = plan_private_run({2.0, 1e-5}, dp_barker_template(2.0, 1000, 100000), 1);
+  EXPECT_EQ(bk.accountant_delta, 1e-5 - std::ldexp(1e-5, -10));
+  const double kb = static_cast<double>(bk.scheduled);
+  const double want_b = (1.0 + std::exp(2.0)) * kb * discrete_gaussian_tv_bound(0x1.0p41);
+  EXPECT_GE(bk.discretisation_delta, want_b);
+  EXPECT_NEAR(bk.discretisation_delta, want_b, 1e-8 * want_b);
 }
 
 TEST(PrivatePlan, RefusesWhatTheDiscreteNoiseCannotCertify) {

@@ -151,6 +151,31 @@ TEST(DpBarkerKernel, RecordedSpendEqualsPlannedAndTheChainRunsToTheAllowance) {
       BudgetExhausted);
 }
 
+// Float-safe noise (privacy/barker_grid.hpp): without V_corr the release is a multiple of the
+// grid h = 2⁻⁴¹ (an integer number of grid steps, which floating-point Gaussian noise would not
+// give), and the same noise key gives the same values.
+TEST(DpBarkerRelease, ValueIsOnTheGridAndReproducesWithTheSameKey) {
+  const Problem p;
+  const auto zero = [](NoiseRng&) { return 0.0; };
+  const auto run = [&](std::uint64_t key) {
+    EventLog log;
+    PrivateData pd(p.model, p.data, test_noise_rng(key, 0), log, barker_plan(config(), p.data, 20));
+    std::vector<double> out;
+    for (int i = 0; i < 20; ++i) {
+      out.push_back(
+          pd.llr_batch_barker(Vec::Zero(1), Vec::Constant(1, 0.01 * i), 2.0, 400, zero).value);
+    }
+    return out;
+  };
+  const auto a = run(4), b = run(4), c = run(5);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  for (double v : a) {
+    const double steps = std::ldexp(v, 41);
+    EXPECT_EQ(steps, std::nearbyint(steps)) << v;
+  }
+}
+
 TEST(DpBarkerKernel, ExtraColumnsDescribeTheReleaseAndLeaveOutTheBatchVariance) {
   const Problem p;
   EventLog log;

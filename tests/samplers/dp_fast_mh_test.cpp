@@ -168,6 +168,36 @@ TEST(DpFastMh, BatchSizeUsesThePublicTotalBound) {
   EXPECT_LT(kernel.rows_evaluated(), kernel.batch_total());
 }
 
+// Float-safe noise: both noisy branches add at least the calibrated noise ν·Δ (the grid's
+// σ = s·h covers ν·Δ_eff, Δ_eff ≥ Δ), and not much more (Δ_eff/Δ − 1 ≤ 2⁻³⁰ + (h + 2e)/Δ with
+// h ≈ 2⁻⁴⁰ν·Δ and e the summation error: ≤ 1e-8 here); the value + σ²/2 lies on a power-of-two
+// grid of about 2⁻⁴⁰·ν·Δ (an integer count of steps, which floating-point noise would not give).
+TEST(DpFastMh, NoisyBranchesAddTheCalibratedGridNoise) {
+  const MixtureCase mc = mixture_case();
+  for (bool full : {false, true}) {
+    SCOPED_TRACE(full ? "full batch" : "minibatch");
+    Harness h(mc.model, mc.data, 50, 305);
+    const FastMhCalibration cal = calibrate_fastmh(0.5, 1e-6, mc.data.rows(), 1000);
+    const Vec theta = theta2(0.0, 1.0), theta_p = theta2(0.05, 1.02);
+    FastMhRequest req;
+    req.theta = &theta;
+    req.theta_prime = &theta_p;
+    req.distance = 0.05;
+    req.row_bound = std::numbers::sqrt2 * 14 / 2;
+    req.full_batch_only = full;
+    req.calibration = &cal;
+    for (int i = 0; i < 50; ++i) {
+      const FastMhRelease r = h.data->fastmh_release(req);
+      const double nu = full ? cal.fullbatch_multiplier : cal.minibatch_multiplier;
+      EXPECT_GE(r.noise_sd, nu * r.sensitivity);
+      EXPECT_LE(r.noise_sd, nu * r.sensitivity * (1 + 1e-8));
+      const double h_grid = std::ldexp(1.0, std::ilogb(nu * r.sensitivity) - 40);
+      const double steps = (r.value + 0.5 * r.noise_sd * r.noise_sd) / h_grid;
+      EXPECT_NEAR(steps, std::nearbyint(steps), 1e-3) << r.value;
+    }
+  }
+}
+
 // Recorded = planned: every iteration records one approximate_dp event (ε, δ) (free branch off),
 // so the log of k iterations composes to exactly the plan's spend for k.
 TEST(DpFastMh, RecordedEqualsPlanned) {

@@ -33,7 +33,7 @@ inline GridNoise grid_of(double multiplier, double nominal_sensitivity, double s
 }
 
 inline double replay_release(double x, const GridNoise& g, NoiseRng& replay) {
-  return grid_release(x, g, DiscreteGaussian(DiscreteGaussianScale::integer(g.scale)), replay);
+  return grid_release(x, g.grid, DiscreteGaussian(DiscreteGaussianScale::integer(g.scale)), replay);
 }
 
 }  // namespace dpmcmc
