@@ -1,29 +1,43 @@
 // `dpmcmc account`: privacy accounting on its own (issue "Privacy accounting toolkit", CLI).
 //   --mechanism gaussian|subsampled-gaussian …  --delta D → ε(δ) per accountant
 //                                                --epsilon E → δ(ε) per accountant
-//   --algorithm dp-penalty|dp-hmc … --epsilon E --delta D → iterations allowed per accountant
+//   --sampler S [--model M --n N, S's hyperparameters as in `sample`]
+//                          --epsilon E [--delta D] → iterations allowed per accountant, and the
+//                                                    schedule `sample` would run
+//                          --iterations K [--delta D] → ε of K iterations per accountant
+// The sampler path builds the same per-iteration template and plan as `sample`
+// (run/private_samplers.hpp, run/private_plan.hpp), so its answer is the run's.
 // One row per accountant with its bound kind (certified upper bound, lower bound, estimate) and
 // run time; --json for machine-readable output. All privacy logic is in privacy/account_rows.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "cli/sampler_options.hpp"
 #include "core/error.hpp"
 #include "privacy/account_rows.hpp"
 #include "privacy/event_names.hpp"
 #include "privacy/iteration_templates.hpp"
+#include "run/private_plan.hpp"
+#include "run/private_samplers.hpp"
+#include "run/sampler_params.hpp"
 
 namespace dpmcmc::cli {
 namespace {
 
 struct AccountArgs {
-  std::string mechanism, algorithm, sampling = "none", relation;
+  std::string mechanism, sampler, sampling = "none", relation;
+  std::string model = "banana-tempered-2d";
   double sensitivity = 1.0, sigma = 0.0, q = 1.0;
   std::uint64_t compositions = 1;
   std::optional<double> epsilon, delta;
-  double n = 0, tau = 0, alpha = 0.5, tau_l = 0, tau_g = 0;
-  std::uint64_t steps = 0;
+  std::optional<std::size_t> n;
+  std::optional<std::uint64_t> iterations;
+  int chains = 1;
+  SamplerOptionValues sampler_options;
   std::vector<std::string> accountants;
   std::optional<double> pld_interval, pld_tail_mass;
   std::string rdp_conversion;
@@ -98,33 +112,36 @@ void run_mechanism(const AccountArgs& a) {
   }
 }
 
-void run_algorithm(const AccountArgs& a) {
-  if (!a.epsilon || !a.delta) {
-    throw UsageError("account --algorithm: give the budget as --epsilon and --delta");
+// The sampler's per-iteration template, as `sample` builds it.
+struct SamplerTemplate {
+  std::vector<PrivacyEvent> per_iteration;
+  std::size_t n = 0, coordinates = 1;
+  double delta = 0.0;
+};
+
+SamplerTemplate sampler_template(const AccountArgs& a) {
+  const PrivateSamplerEntry* entry = find_private_sampler(a.sampler);
+  if (entry == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& e : private_samplers()) names.push_back(e.name);
+    throw UsageError(fmt::format("--sampler: '{}' is not a private sampler; expected one of {}",
+                                 a.sampler, fmt::join(names, ", ")));
   }
-  if (!(a.n >= 1))
-    throw UsageError(fmt::format("--n: expected the number of data rows ≥ 1, got {}", a.n));
-  std::vector<PrivacyEvent> tmpl;
-  if (a.algorithm == "dp-penalty") {
-    if (!(a.tau > 0)) throw UsageError("--tau: expected > 0 (noise multiplier of DP penalty)");
-    tmpl = dp_penalty_template(a.tau, a.n, a.alpha);
-  } else if (a.algorithm == "dp-hmc") {
-    if (!(a.tau_l > 0)) throw UsageError("--tau-l: expected > 0 (log-likelihood noise multiplier)");
-    if (!(a.tau_g > 0)) throw UsageError("--tau-g: expected > 0 (gradient noise multiplier)");
-    if (a.steps < 1) throw UsageError("--steps: expected the leapfrog steps L ≥ 1");
-    tmpl = dp_hmc_template(a.tau_l, a.tau_g, a.steps, a.n);
-  } else {
-    throw UsageError(
-        fmt::format("--algorithm: unknown '{}'; expected dp-penalty or dp-hmc", a.algorithm));
-  }
-  const auto rows =
-      plan_rows(Budget{*a.epsilon, *a.delta}, tmpl, a.accountants, accountant_options(a));
-  if (a.json) {
-    fmt::print("{}\n", plan_rows_to_json(rows).dump(2));
-    return;
-  }
-  fmt::print("{}: iterations allowed by (epsilon {:g}, delta {:g}) with n = {:g}\n", a.algorithm,
-             *a.epsilon, *a.delta, a.n);
+  const Preset& preset = find_preset(a.model);
+  const auto model = preset.make_model();
+  SamplerTemplate t;
+  t.n = a.n.value_or(preset.n);
+  if (t.n < 1) throw UsageError("--n: expected the number of data rows >= 1, got 0");
+  const auto params =
+      sampler_params(preset, a.sampler, sampler_overrides(a.sampler_options, a.sampler));
+  t.per_iteration = entry->build(a.sampler, params, *model, t.n).per_iteration;
+  t.coordinates = release_coordinates(*model);
+  t.delta = a.delta.value_or(default_delta(preset, t.n, true));
+  check_delta(t.delta, "--delta");
+  return t;
+}
+
+void print_plan_rows(const std::vector<PlanRow>& rows) {
   fmt::print("{:<22} {:<12} {:>12} {:>14} {:>10}\n", "accountant", "bound", "iterations",
              "eps spent", "seconds");
   for (const auto& r : rows) {
@@ -139,6 +156,96 @@ void run_algorithm(const AccountArgs& a) {
   }
 }
 
+// "How many iterations does (ε, δ) allow": the planner's answer and every accountant's, at the
+// accountants' share of δ (the rest is the discrete noise's, run/private_plan.hpp).
+void run_sampler_budget(const AccountArgs& a, const SamplerTemplate& t) {
+  if (a.chains < 1) throw UsageError(fmt::format("--chains: expected >= 1, got {}", a.chains));
+  const AccountantOptions options = accountant_options(a);
+  const PrivateRunPlan plan = plan_private_run({*a.epsilon, t.delta}, t.per_iteration, a.chains,
+                                               a.accountants, options, t.coordinates);
+  const auto rows =
+      plan_rows({*a.epsilon, plan.accountant_delta}, t.per_iteration, a.accountants, options);
+  if (a.json) {
+    fmt::print("{}\n", nlohmann::json{{"sampler", a.sampler},
+                                      {"model", a.model},
+                                      {"n", t.n},
+                                      {"budget", {{"epsilon", *a.epsilon}, {"delta", t.delta}}},
+                                      {"delta_accountants", plan.accountant_delta},
+                                      {"delta_discretisation", plan.discretisation_delta},
+                                      {"planned_by", plan.tightest.best.accountant},
+                                      {"iterations_allowed", plan.tightest.best.iterations},
+                                      {"iterations_per_chain", plan.split.per_chain},
+                                      {"accountants", plan_rows_to_json(rows)}}
+                           .dump(2));
+    return;
+  }
+  fmt::print(
+      "{} on {} (n = {}): iterations allowed by (epsilon {:g}, delta {:g}); the accountants "
+      "use delta {:.6g}, the discrete noise adds {:.3g}\n",
+      a.sampler, a.model, t.n, *a.epsilon, t.delta, plan.accountant_delta,
+      plan.discretisation_delta);
+  print_plan_rows(rows);
+  fmt::print("`sample` with {} chain(s) runs {} iteration(s) per chain (planned by {})\n", a.chains,
+             fmt::join(plan.split.per_chain, ", "), plan.tightest.best.accountant);
+}
+
+// "What does k iterations cost": ε at the accountants' share of δ, per accountant.
+void run_sampler_iterations(const AccountArgs& a, const SamplerTemplate& t) {
+  if (*a.iterations < 1) throw UsageError("--iterations: expected >= 1, got 0");
+  const double accountant_delta = t.delta - std::ldexp(t.delta, -10);
+  const auto events = repeat_iterations(t.per_iteration, *a.iterations);
+  const auto rows = account_rows(events, AccountQuery::epsilon_at(accountant_delta), a.accountants,
+                                 accountant_options(a));
+  const DiscreteNoiseShare share = discrete_noise_share(t.per_iteration, t.coordinates);
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& r : rows) {
+    if (r.ok && r.bound == BoundKind::upper_bound) best = std::min(best, r.epsilon);
+  }
+  const double discretisation =
+      std::isfinite(best) ? discretisation_delta_of(share, *a.iterations, t.coordinates, best)
+                          : 0.0;
+  if (a.json) {
+    fmt::print("{}\n", nlohmann::json{{"sampler", a.sampler},
+                                      {"model", a.model},
+                                      {"n", t.n},
+                                      {"iterations", *a.iterations},
+                                      {"delta", t.delta},
+                                      {"delta_accountants", accountant_delta},
+                                      {"delta_discretisation", discretisation},
+                                      {"accountants", account_rows_to_json(rows)}}
+                           .dump(2));
+    return;
+  }
+  fmt::print(
+      "{} on {} (n = {}): epsilon of {} iteration(s) at delta {:.6g} (the accountants' share of "
+      "{:g}; the discrete noise adds {:.3g} at the tightest epsilon)\n",
+      a.sampler, a.model, t.n, *a.iterations, accountant_delta, t.delta, discretisation);
+  fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", "accountant", "bound", "epsilon", "seconds", "");
+  for (const auto& r : rows) {
+    if (!r.ok) {
+      fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", r.accountant, to_string(r.bound), "-", "-",
+                 r.message);
+      continue;
+    }
+    fmt::print("{:<22} {:<12} {:>16} {:>10.4f}  {}\n", r.accountant, to_string(r.bound),
+               number(r.epsilon), r.seconds, r.message);
+  }
+}
+
+void run_sampler(const AccountArgs& a) {
+  if (a.iterations.has_value() == a.epsilon.has_value()) {
+    throw UsageError(
+        "account --sampler: give --epsilon (iterations a budget allows) or --iterations (epsilon "
+        "of that many iterations), not both");
+  }
+  const SamplerTemplate t = sampler_template(a);
+  if (a.iterations) {
+    run_sampler_iterations(a, t);
+  } else {
+    run_sampler_budget(a, t);
+  }
+}
+
 }  // namespace
 
 void add_account_command(CLI::App& app) {
@@ -146,9 +253,14 @@ void add_account_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "account", "Privacy accounting: epsilon(delta), delta(epsilon), iterations allowed");
   auto* mech = cmd->add_option("--mechanism", a->mechanism, "gaussian or subsampled-gaussian");
-  auto* algo = cmd->add_option("--algorithm", a->algorithm,
-                               "dp-penalty or dp-hmc: iterations allowed by a budget");
-  mech->excludes(algo);
+  std::vector<std::string> names;
+  for (const auto& e : private_samplers()) names.push_back(e.name);
+  auto* sampler = cmd->add_option("--sampler,--algorithm", a->sampler,
+                                  fmt::format("Private sampler ({}): iterations a budget allows, "
+                                              "or epsilon of --iterations; --algorithm is an "
+                                              "older name",
+                                              fmt::join(names, ", ")));
+  mech->excludes(sampler);
   cmd->add_option("--sensitivity", a->sensitivity, "L2 sensitivity Delta")->capture_default_str();
   cmd->add_option("--sigma", a->sigma, "Noise standard deviation sigma");
   cmd->add_option("--compositions", a->compositions, "Number of identical releases")
@@ -160,15 +272,20 @@ void add_account_command(CLI::App& app) {
       "--relation", a->relation,
       "add-remove or substitute (default: substitute for without-replacement, else add-remove)");
   cmd->add_option("--epsilon", a->epsilon,
-                  "epsilon: the query (mechanism) or the budget (algorithm)");
-  cmd->add_option("--delta", a->delta, "delta: the query (mechanism) or the budget (algorithm)");
-  cmd->add_option("--n", a->n, "algorithm: number of data rows");
-  cmd->add_option("--tau", a->tau, "dp-penalty: noise multiplier tau");
-  cmd->add_option("--alpha", a->alpha, "dp-penalty: exponent of n in the noise (tau n^alpha)")
+                  "epsilon: the query (mechanism) or the budget (sampler)");
+  cmd->add_option("--delta", a->delta,
+                  "delta: the query (mechanism) or the budget (sampler; default as in `sample`: "
+                  "the preset's at its n, else 0.1/n)");
+  cmd->add_option("--model", a->model,
+                  "sampler: model preset whose defaults fill the sampler's "
+                  "hyperparameters (see `dpmcmc models`)")
       ->capture_default_str();
-  cmd->add_option("--tau-l", a->tau_l, "dp-hmc: log-likelihood noise multiplier");
-  cmd->add_option("--tau-g", a->tau_g, "dp-hmc: gradient noise multiplier");
-  cmd->add_option("--steps", a->steps, "dp-hmc: leapfrog steps L");
+  cmd->add_option("--n", a->n, "sampler: number of data rows (default: the preset's n)");
+  cmd->add_option("--chains", a->chains, "sampler: chains sharing the budget")
+      ->capture_default_str();
+  cmd->add_option("--iterations", a->iterations,
+                  "sampler: total iterations whose epsilon to compute (instead of --epsilon)");
+  add_sampler_options(*cmd, a->sampler_options);
   cmd->add_option("--accountants", a->accountants, "Accountants to use (default: all that apply)")
       ->delimiter(',');
   cmd->add_option("--pld-interval", a->pld_interval,
@@ -188,12 +305,12 @@ void add_account_command(CLI::App& app) {
     check_budget_values(*a);
     if (!a->mechanism.empty()) {
       run_mechanism(*a);
-    } else if (!a->algorithm.empty()) {
-      run_algorithm(*a);
+    } else if (!a->sampler.empty()) {
+      run_sampler(*a);
     } else {
       throw UsageError(
-          "account: give --mechanism (epsilon or delta of releases) or --algorithm (iterations "
-          "allowed)");
+          "account: give --mechanism (epsilon or delta of releases) or --sampler (iterations "
+          "allowed, or epsilon of --iterations)");
     }
   });
 }

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
+#include "cli/sampler_options.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "run/curator_files.hpp"
@@ -19,42 +20,6 @@
 
 namespace dpmcmc::cli {
 namespace {
-
-// Numeric sampler hyperparameters: key in the preset's sampler defaults (models/presets.hpp; its
-// option is option_of(key), run/sampler_params.hpp) and help text. Each must be > 0; whole-number
-// keys are checked by the sampler that reads them.
-struct Hyperparameter {
-  const char* key;
-  const char* help;
-  bool whole = false;  // a count (steps, batch size, owners)
-};
-const std::vector<Hyperparameter> kHyper = {
-    {"step_size",
-     "hmc, dp-hmc: leapfrog step size eta; dp-sgld, dp-sgnht: the DP HMC paper's per-row step "
-     "(the update uses eta/n)"},
-    {"steps", "hmc, dp-hmc: leapfrog steps L", true},
-    {"tau",
-     "dp-penalty*: noise multiplier tau (noise sd tau n^alpha times the sensitivity; "
-     "minibatch: noise variance tau times the squared sensitivity)"},
-    {"clip",
-     "dp-penalty* but -expfam: clip bound b: each row's log-likelihood ratio to +-b|theta'-theta|; "
-     "rwmh, hmc: "
-     "the same clipping without noise (thesis Section 6.2; off by default); dp-sgld, dp-sgnht: "
-     "per-row gradient norm bound"},
-    {"alpha", "dp-penalty, -ocu, -gwmh, -expfam: exponent alpha of n in the noise"},
-    {"batch_size", "minibatch samplers: batch size b (1 <= b <= n)", true},
-    {"owners", "dp-penalty-shared: number of data owners N (1 <= N <= n)", true},
-    {"tau_l", "dp-hmc: noise multiplier of the log-likelihood-ratio release"},
-    {"tau_g", "dp-hmc: noise multiplier of the gradient releases"},
-    {"clip_l", "dp-hmc: clip bound of the log-likelihood ratios (per unit step)"},
-    {"clip_g", "dp-hmc: L2 clip bound of the per-row gradients"},
-    {"noise_variance", "dp-barker: total noise variance sigma^2 < pi^2/3"},
-    {"A", "dp-sgnht: thermostat diffusion A"},
-    {"epsilon", "dp-fast-mh*: epsilon certified per iteration"},
-    {"delta", "dp-fast-mh*: delta certified per iteration"},
-    {"lambda", "tunamh, dp-fast-mh: expected batch size lambda (plus C M)"},
-    {"max_batch", "dp-fast-mh: batch-size cap K before the full-batch fallback", true},
-};
 
 struct SampleArgs {
   std::string model = "banana-tempered-2d";
@@ -67,12 +32,8 @@ struct SampleArgs {
   bool save_warmup = false, quiet = false;
   std::vector<double> init, init_centre;
   std::optional<double> init_spread;
-  std::vector<double> proposal_sd, mass;
-  std::optional<bool> randomize;
-  std::optional<std::string> batch_sampling;
+  SamplerOptionValues sampler_options;
   std::optional<double> epsilon, delta;
-  // Numeric sampler hyperparameters, one per entry of kHyper.
-  std::vector<std::optional<double>> hyper = std::vector<std::optional<double>>(kHyper.size());
   std::vector<std::string> accountants;
   double warmup_fraction = 0.5;
 };
@@ -114,28 +75,10 @@ SampleSpec to_spec(const SampleArgs& a) {
     }
     spec.run.init.spread = a.init_spread.value_or(1.0);
   }
-  auto& o = spec.overrides;
-  if (!a.proposal_sd.empty())
-    o["proposal_sd"] = a.proposal_sd.size() == 1 ? nlohmann::json(a.proposal_sd[0])
-                                                 : nlohmann::json(a.proposal_sd);
-  if (!a.mass.empty())
-    o["mass"] = a.mass.size() == 1 ? nlohmann::json(a.mass[0]) : nlohmann::json(a.mass);
-  if (a.randomize) o["randomized_step_size"] = *a.randomize;
-  if (a.batch_sampling) o["batch_sampling"] = *a.batch_sampling;
-  for (std::size_t i = 0; i < kHyper.size(); ++i) {
-    if (a.hyper[i]) o[kHyper[i].key] = *a.hyper[i];
-  }
-  // An option the sampler does not read is refused as such before its value is judged: "expected
-  // > 0" about an option the run would ignore points the user at the wrong fix.
-  check_sampler_keys(a.sampler, o);
-  for (std::size_t i = 0; i < kHyper.size(); ++i) {
-    if (!a.hyper[i]) continue;
-    const double v = positive_option(option_of(kHyper[i].key), *a.hyper[i]);
-    if (kHyper[i].whole && v != std::floor(v)) {
-      throw UsageError(
-          fmt::format("{}: expected a whole number >= 1, got {}", option_of(kHyper[i].key), v));
-    }
-  }
+  // An option the sampler does not read is refused as such before its value is judged
+  // (sampler_overrides): "expected > 0" about an option the run would ignore points the user at
+  // the wrong fix.
+  spec.overrides = sampler_overrides(a.sampler_options, a.sampler);
   if (!a.noise_key_file.empty()) spec.noise_key_file = a.noise_key_file;
   spec.epsilon = a.epsilon;
   spec.delta = a.delta;
@@ -282,21 +225,7 @@ void add_sample_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--init-spread", a->init_spread,
                   "Sd of random starting points around the centre");
-  cmd->add_option(
-         option_of("proposal_sd"), a->proposal_sd,
-         "rwmh, tunamh, dp-penalty*, dp-barker, dp-fast-mh*: proposal sd (one value or one per "
-         "parameter)")
-      ->delimiter(',');
-  cmd->add_option(option_of("mass"), a->mass,
-                  "hmc, dp-hmc: diagonal mass matrix (one value or one per parameter)")
-      ->delimiter(',');
-  cmd->add_option(option_of("randomized_step_size"), a->randomize,
-                  "hmc, dp-hmc: randomised Halton step size (true/false)");
-  cmd->add_option(option_of("batch_sampling"), a->batch_sampling,
-                  "dp-sgld, dp-sgnht: how each batch is drawn: poisson (default; each row with "
-                  "probability b/n; add/remove neighbours) or without_replacement (exactly b "
-                  "rows; substitute neighbours)")
-      ->check(CLI::IsMember({"poisson", "without_replacement"}));
+  add_sampler_options(*cmd, a->sampler_options);
   cmd->add_option("--epsilon", a->epsilon,
                   "Private samplers: the privacy budget epsilon shared by all chains");
   cmd->add_option("--noise-key-file", a->noise_key_file,
@@ -307,10 +236,6 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--delta", a->delta,
                   "Private samplers: delta (default: the preset's, see `dpmcmc models`; 0.1/n "
                   "with --data or another --n)");
-  for (std::size_t i = 0; i < kHyper.size(); ++i) {
-    cmd->add_option(option_of(kHyper[i].key), a->hyper[i], kHyper[i].help)
-        ->type_name(kHyper[i].whole ? "INT" : "FLOAT");
-  }
   cmd->add_option("--accountants", a->accountants,
                   "Private samplers: accountants to plan with (default: every certified one; the "
                   "tightest wins)")

@@ -65,6 +65,13 @@ double memo_epsilon(const Accountant& acc, std::span<const PrivacyEvent> events,
                   [&] { return acc.compose(events)->epsilon(delta); });
 }
 
+// K: the coordinates the scheduled iterations' grid releases noise.
+double share_coordinates(const DiscreteNoiseShare& share, std::uint64_t iterations,
+                         std::size_t release_coordinates) {
+  return static_cast<double>(iterations) * static_cast<double>(share.releases) *
+         static_cast<double>(std::max<std::size_t>(release_coordinates, 1));
+}
+
 }  // namespace
 
 PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> per_iteration,
@@ -76,30 +83,8 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
   plan.budget = budget;
   plan.per_iteration = std::move(per_iteration);
   plan.options = options;
-  std::uint64_t grid_releases = 0;                             // per iteration
-  double min_scale = std::numeric_limits<double>::infinity();  // the smallest discrete noise s
-  const double root_d =
-      std::sqrt(static_cast<double>(std::max<std::size_t>(release_coordinates, 1)));
-  for (const auto& e : plan.per_iteration) {
-    if (!is_grid_noised(e.kind)) continue;
-    grid_releases += e.count;
-    if (e.kind == ReleaseKind::barker_test) {
-      min_scale = std::min(min_scale, barker_min_noise_scale(e.noise_sd));  // barker_grid.hpp
-      continue;
-    }
-    min_scale = std::min(min_scale, std::ldexp(1.0, kGridNoiseScaleBits));  // grid_noise.hpp
-    // DP-Fast MH's (ε, δ) events carry no σ; its release checks the scale (grid_noise.hpp).
-    if (e.kind == ReleaseKind::fastmh) continue;
-    // The discrete noise's scale is about 2⁴¹ + m·√d grid steps, at most 2⁴² (grid_noise.hpp).
-    if (!(e.noise_multiplier() * root_d <= 0x1.0p38)) {
-      throw ConfigError(fmt::format(
-          "the sampler's noise multiplier sigma/Delta = {:.4g} is too large for the exact "
-          "discrete noise (at most 2^38/sqrt(d) = {:.4g}); such a release carries essentially no "
-          "information about the data: choose hyperparameters with less noise (e.g. a larger "
-          "--step-size or a smaller --tau)",
-          e.noise_multiplier(), 0x1.0p38 / root_d));
-    }
-  }
+  const DiscreteNoiseShare share = discrete_noise_share(plan.per_iteration, release_coordinates);
+  const std::uint64_t grid_releases = share.releases;
   const double reserve = grid_releases > 0 ? std::ldexp(budget.delta, -10) : 0.0;
   plan.accountant_delta = budget.delta - reserve;
   const Budget accountant_budget{budget.epsilon, plan.accountant_delta};
@@ -128,11 +113,9 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
   }
   plan.split = split_among_chains(k, static_cast<std::uint64_t>(chains), true);
   for (auto c : plan.split.per_chain) plan.scheduled += c;
-  const double coordinates = static_cast<double>(plan.scheduled) *
-                             static_cast<double>(grid_releases) *
-                             static_cast<double>(std::max<std::size_t>(release_coordinates, 1));
+  const double coordinates = share_coordinates(share, plan.scheduled, release_coordinates);
   plan.discretisation_delta =
-      grid_releases > 0 ? discretisation_delta(budget.epsilon, coordinates, min_scale) : 0.0;
+      discretisation_delta_of(share, plan.scheduled, release_coordinates, budget.epsilon);
   if (!(plan.discretisation_delta <= reserve)) {
     throw ConfigError(fmt::format(
         "privacy budget (epsilon {}, delta {}): the discrete noise of {} released coordinates "
@@ -141,6 +124,41 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
         budget.epsilon, budget.delta, coordinates, plan.discretisation_delta, reserve));
   }
   return plan;
+}
+
+DiscreteNoiseShare discrete_noise_share(std::span<const PrivacyEvent> per_iteration,
+                                        std::size_t release_coordinates) {
+  DiscreteNoiseShare share;
+  const double root_d =
+      std::sqrt(static_cast<double>(std::max<std::size_t>(release_coordinates, 1)));
+  for (const auto& e : per_iteration) {
+    if (!is_grid_noised(e.kind)) continue;
+    share.releases += e.count;
+    if (e.kind == ReleaseKind::barker_test) {
+      share.min_scale = std::min(share.min_scale, barker_min_noise_scale(e.noise_sd));
+      continue;
+    }
+    share.min_scale = std::min(share.min_scale, std::ldexp(1.0, kGridNoiseScaleBits));
+    // DP-Fast MH's (ε, δ) events carry no σ; its release checks the scale (grid_noise.hpp).
+    if (e.kind == ReleaseKind::fastmh) continue;
+    // The discrete noise's scale is about 2⁴¹ + m·√d grid steps, at most 2⁴² (grid_noise.hpp).
+    if (!(e.noise_multiplier() * root_d <= 0x1.0p38)) {
+      throw ConfigError(fmt::format(
+          "the sampler's noise multiplier sigma/Delta = {:.4g} is too large for the exact "
+          "discrete noise (at most 2^38/sqrt(d) = {:.4g}); such a release carries essentially no "
+          "information about the data: choose hyperparameters with less noise (e.g. a larger "
+          "--step-size or a smaller --tau)",
+          e.noise_multiplier(), 0x1.0p38 / root_d));
+    }
+  }
+  return share;
+}
+
+double discretisation_delta_of(const DiscreteNoiseShare& share, std::uint64_t iterations,
+                               std::size_t release_coordinates, double epsilon) {
+  if (share.releases == 0) return 0.0;
+  return discretisation_delta(epsilon, share_coordinates(share, iterations, release_coordinates),
+                              share.min_scale);
 }
 
 bool is_grid_noised(ReleaseKind kind) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -45,6 +46,21 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
                                 int chains, const std::vector<std::string>& accountants = {},
                                 const AccountantOptions& options = {},
                                 std::size_t release_coordinates = 1);
+
+// What the float-safe noise of one iteration's releases asks of a plan: the grid-noised releases
+// per iteration and the smallest discrete noise scale among them (2⁴⁰ for the Gaussian sums and
+// DP-Fast MH, privacy/barker_grid.hpp's bound for DP Barker; +∞ when there is none).
+// ConfigError for a multiplier beyond the exact sampler (σ/Δ·√d > 2³⁸, d the coordinates).
+struct DiscreteNoiseShare {
+  std::uint64_t releases = 0;
+  double min_scale = std::numeric_limits<double>::infinity();
+};
+DiscreteNoiseShare discrete_noise_share(std::span<const PrivacyEvent> per_iteration,
+                                        std::size_t release_coordinates);
+// The δ that `iterations` iterations' discrete noise adds at ε (discrete_noise_bound.hpp), each
+// release of at most `release_coordinates` coordinates; 0 when no release is grid-noised.
+double discretisation_delta_of(const DiscreteNoiseShare& share, std::uint64_t iterations,
+                               std::size_t release_coordinates, double epsilon);
 
 // The release kinds PrivateData adds float-safe grid noise to: all of them (llr_sum, grad_sum,
 // grad_batch, llr_batch, suff_stat and DP-Fast MH's noisy branches with s ≥ 2⁴⁰; DP Barker's test

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
+#include "models/expfam_model.hpp"
 #include "run/barker_setup.hpp"
 #include "run/dp_hmc_setup.hpp"
 #include "run/fastmh_setup.hpp"
@@ -71,6 +74,18 @@ std::vector<Dataset> owner_shards(const Dataset& data, std::size_t owners) {
 
 ReleaseAllowance allowance_for(const PrivateSamplerSetup& setup, std::uint64_t iterations) {
   return ReleaseAllowance::for_iterations(setup.per_iteration, iterations, setup.sensitivity_caps);
+}
+
+std::size_t release_coordinates(const Model& model) {
+  std::size_t coordinates = static_cast<std::size_t>(model.dim());
+  if (const auto* stat = dynamic_cast<const SufficientStatistic*>(&model))
+    coordinates = std::max(coordinates, static_cast<std::size_t>(stat->stat_dim()));
+  return coordinates;
+}
+
+double default_delta(const Preset& preset, std::size_t rows, bool preset_data) {
+  return preset_data && rows == preset.n && preset.delta > 0.0 ? preset.delta
+                                                               : 0.1 / static_cast<double>(rows);
 }
 
 }  // namespace dpmcmc

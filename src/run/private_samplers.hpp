@@ -17,6 +17,7 @@
 
 #include "data/dataset.hpp"
 #include "models/model.hpp"
+#include "models/presets.hpp"
 #include "privacy/data_owner.hpp"
 #include "privacy/privacy_event.hpp"
 #include "privacy/private_data.hpp"
@@ -59,6 +60,14 @@ const PrivateSamplerEntry* find_private_sampler(const std::string& name);
 // slot per template event, iterations × its count, calibrated as the event, capped as the setup
 // says.
 ReleaseAllowance allowance_for(const PrivateSamplerSetup& setup, std::uint64_t iterations);
+
+// The most coordinates one release of `model` noises (the planner's release_coordinates): a
+// gradient's d, or an exponential family's statistic dimension.
+std::size_t release_coordinates(const Model& model);
+
+// The δ a private run uses when the user gives none: the preset's (its paper's choice) for the
+// preset's own data of the preset's size, else the papers' rule 0.1/n for the n rows used.
+double default_delta(const Preset& preset, std::size_t rows, bool preset_data);
 
 // The rows of owner i of `owners` (contiguous blocks, sizes differing by at most one).
 // ConfigError naming --owners unless 1 ≤ owners ≤ n.

@@ -167,12 +167,8 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     if (!spec.epsilon)
       throw UsageError(fmt::format("--epsilon: sampler '{}' is private and needs a privacy budget",
                                    spec.sampler));
-    const double n = static_cast<double>(data.rows());
-    // Default δ: the preset's (its paper's choice: 0.1/n for the thesis' models, 10⁻⁵ for 003's)
-    // when the run uses the preset's own data of the preset's size, else the papers' rule 0.1/n
-    // for the data actually used.
-    const bool preset_data = !spec.data_file && data.rows() == preset.n && preset.delta > 0.0;
-    const Budget budget{*spec.epsilon, spec.delta.value_or(preset_data ? preset.delta : 0.1 / n)};
+    const Budget budget{*spec.epsilon, spec.delta.value_or(default_delta(
+                                           preset, data.rows(), !spec.data_file.has_value()))};
     check_epsilon(budget.epsilon, "--epsilon");
     check_delta(budget.delta, "--delta");
     if (!(spec.warmup_fraction >= 0.0 && spec.warmup_fraction < 1.0)) {
@@ -182,13 +178,8 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     PrivateSamplerSetup setup = entry->build(spec.sampler, params, *model, data.rows());
     // The owners' shares are checked before planning (an impossible split is an input error).
     if (setup.owners > 1) shards = owner_shards(data, setup.owners);
-    // The most coordinates one release noises: a gradient's d, or an exponential family's
-    // statistic (the discretisation's δ counts coordinates).
-    std::size_t coordinates = static_cast<std::size_t>(model->dim());
-    if (const auto* stat = dynamic_cast<const SufficientStatistic*>(model.get()))
-      coordinates = std::max(coordinates, static_cast<std::size_t>(stat->stat_dim()));
     out.plan = plan_private_run(budget, setup.per_iteration, run.chains, spec.accountants, {},
-                                coordinates);
+                                release_coordinates(*model));
     run.per_chain.clear();
     for (const auto k : out.plan->split.per_chain) {
       const auto warm =

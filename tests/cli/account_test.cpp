@@ -38,17 +38,24 @@ TEST(CliAccount, GaussianEpsilonMatchesPublishedValue) {
   EXPECT_NEAR(row_value(nlohmann::json::parse(r.out), "pld-gaussian", "epsilon"), 4.37717810, 1e-7);
 }
 
-// DP penalty on the thesis' flat 2-d banana (n = 1e5, τ = 0.1, δ = 1e-6, ε = 4): the tight PLD
-// allows more iterations than zCDP, and the planner flags it. The zCDP count is checked against
-// the closed form of Theorem 3.1: ρ per iteration = 1/(2τ²n), k = ⌊ρ_budget / ρ⌋ with
-// ρ_budget solving ε = ρ + 2√(ρ ln(1/δ)), i.e. √ρ = √(ln(1/δ) + ε) − √(ln(1/δ)).
+// DP penalty on the thesis' flat 2-d banana (n = 1e5, τ = 0.1, α = 1/2, δ = 1e-6, ε = 4): the
+// tight PLD allows more iterations than zCDP, and the planner flags it. The zCDP count is checked
+// against the closed form of Theorem 3.1: ρ per iteration = 1/(2τ²n), k = ⌊ρ_budget / ρ⌋ with
+// ρ_budget solving ε = ρ + 2√(ρ ln(1/δ′)), i.e. √ρ = √(ln(1/δ′) + ε) − √(ln(1/δ′)), at the
+// accountants' share δ′ = δ(1 − 2⁻¹⁰) (the rest is the discrete noise's, as in `sample`).
+// `--algorithm` is the older name of `--sampler`.
 TEST(CliAccount, AlgorithmIterations) {
   const auto dir = scratch_dir("account-algo");
   const auto r = run_cli(
-      "account --algorithm dp-penalty --n 100000 --epsilon 4 --delta 1e-6 --tau 0.1 --json", dir);
+      "account --algorithm dp-penalty --n 100000 --epsilon 4 --delta 1e-6 --tau 0.1 --alpha 0.5 "
+      "--json",
+      dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto rows = nlohmann::json::parse(r.out);
-  const double l = std::log(1e6);
+  const auto out = nlohmann::json::parse(r.out);
+  const auto& rows = out["accountants"];
+  const double delta = 1e-6 - std::ldexp(1e-6, -10);
+  EXPECT_EQ(out["delta_accountants"].get<double>(), delta);
+  const double l = std::log(1 / delta);
   const double rho_budget = std::pow(std::sqrt(l + 4.0) - std::sqrt(l), 2);
   const double rho_iter = 1.0 / (2.0 * 0.01 * 1e5);
   EXPECT_EQ(row_value(rows, "zcdp", "iterations"), std::floor(rho_budget / rho_iter));
@@ -79,8 +86,8 @@ TEST(CliAccount, InvalidInputIsRefused) {
       {"account --mechanism subsampled-gaussian --sampling poisson --q 1.5 --sigma 1 --delta 1e-5",
        "q"},
       {"account --mechanism gaussian --sigma 1", "--delta"},
-      {"account --algorithm dp-penalty --n 100 --tau 0.1 --epsilon 1", "--delta"},
-      {"account --algorithm nope --n 100 --epsilon 1 --delta 1e-5", "--algorithm"},
+      {"account --sampler dp-penalty --n 100 --tau 0.1 --epsilon 1 --delta 2", "--delta"},
+      {"account --algorithm nope --n 100 --epsilon 1 --delta 1e-5", "--sampler"},
       {"account --mechanism gaussian --sigma 1 --delta 1e-5 --accountants nope", "nope"},
       {"account --mechanism gaussian --sigma 1 --delta 1e-5 --accountants rdp --rdp-orders 0.5,2",
        "RDP orders"},

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "private_cases.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -30,32 +31,6 @@ using test::run_cli;
 using test::scratch_dir;
 using test::slurp;
 namespace fs = std::filesystem;
-
-struct Case {
-  std::string sampler, model, extra;
-  double epsilon;
-  std::string extreme;  // the replaced row of D′
-};
-
-// All 14 private samplers. dp-sgld and dp-sgnht set their noise by the step size, so at the
-// preset's step a test-sized budget allows millions of iterations: a batch of 200 (q = 0.1) and
-// ε = 0.05 give them 20 and 5 iterations per chain (measured) and still release every batch.
-const std::vector<Case> kCases = {
-    {"dp-penalty", "banana-tempered-2d", "", 1.0, "1000000,-1000000"},
-    {"dp-penalty-ocu", "banana-tempered-2d", "", 1.0, "1000000,-1000000"},
-    {"dp-penalty-gwmh", "banana-tempered-2d", "", 1.0, "1000000,-1000000"},
-    {"dp-penalty-minibatch", "banana-tempered-2d", "--batch 200", 1.0, "1000000,-1000000"},
-    {"dp-penalty-minibatch-ocu", "banana-tempered-2d", "--batch 200", 1.0, "1000000,-1000000"},
-    {"dp-penalty-minibatch-gwmh", "banana-tempered-2d", "--batch 200", 1.0, "1000000,-1000000"},
-    {"dp-penalty-shared", "banana-tempered-2d", "--owners 2", 1.0, "1000000,-1000000"},
-    {"dp-penalty-expfam", "gauss-box-2d", "", 30.0, "5,-5"},
-    {"dp-hmc", "banana-tempered-2d", "", 2.0, "1000000,-1000000"},
-    {"dp-barker", "banana-tempered-2d", "--batch 200", 1.0, "1000000,-1000000"},
-    {"dp-fast-mh", "mixture-fastmh-2d", "", 10.0, "3"},
-    {"dp-fast-mh-full", "mixture-fastmh-2d", "", 10.0, "3"},
-    {"dp-sgld", "banana-dphmc-2d", "--batch 200", 0.05, "1000000,-1000000"},
-    {"dp-sgnht", "banana-dphmc-2d", "--batch 200", 0.05, "1000000,-1000000"},
-};
 
 const std::set<std::string> kCuratorColumns = {"clip_frac__", "llr_clip_frac__", "grad_clip_frac__",
                                                "batch_size__"};
@@ -113,7 +88,7 @@ Table read_table(const fs::path& p) {
   return t;
 }
 
-void scan(const Case& c) {
+void scan(const test::PrivateCase& c) {
   SCOPED_TRACE(c.sampler);
   const fs::path dir = scratch_dir("leak-" + c.sampler);
   fs::create_directories(dir / "d");
@@ -187,7 +162,7 @@ void scan(const Case& c) {
 }
 
 TEST(LeakScan, EveryPrivateSamplerPublishesOnlyDeclaredDpOutputs) {
-  for (const auto& c : kCases) scan(c);
+  for (const auto& c : test::kPrivateCases) scan(c);
 }
 
 }  // namespace

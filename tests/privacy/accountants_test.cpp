@@ -147,7 +147,7 @@ TEST(AccountRows, ReleaseSpecBuildsValidatedEvents) {
 }
 
 TEST(AccountRows, PlanRowsCompareZcdpWithTheTightAccountant) {
-  // `account --algorithm dp-penalty --n 100000 --epsilon 4 --delta 1e-6 --tau 0.1`.
+  // `account --sampler dp-penalty --n 100000 --epsilon 4 --delta 1e-6 --tau 0.1 --alpha 0.5`.
   const std::vector<std::string> names{"zcdp", "pld-gaussian", "classical"};
   const auto rows = plan_rows({4.0, 1e-6}, dp_penalty_template(0.1, 1e5), names);
   ASSERT_EQ(rows.size(), 3u);
