@@ -57,7 +57,9 @@ BarkerGrid calibrate_barker_grid(double noise_variance, std::size_t batch, doubl
         "would need the clip shrunk by {:.3g}, more than 2^-10); use a smaller --batch",
         batch, rho));
   }
-  g.clip_factor = 1.0 - rho;  // exact: ρ ≥ 2⁻⁴⁰ and 1 − ρ has ulp 2⁻⁵³
+  // Rounded down: fl(1 − ρ) may exceed 1 − ρ by half an ulp (2⁻⁵⁴), far inside ρ's 2⁻⁴⁰ margin,
+  // but the clip may only err on the small side.
+  g.clip_factor = std::nextafter(1.0 - rho, 0.0);
 
   // The variance: rounding s and the error of σ_b² must keep |Δv′| ≤ 5/b (4(b − 1)/b² exact).
   const double spare = 1.0 / b + 4.0 / (b * b);
@@ -69,10 +71,16 @@ BarkerGrid calibrate_barker_grid(double noise_variance, std::size_t batch, doubl
         batch, used, spare));
   }
 
-  // Exact bounds: (σ² − 1)/h² and σ²/h² are σ² − 1 (exact for 1 < σ² < 4, Sterbenz) and σ²
-  // scaled by a power of two, both < 2⁸⁴.
-  g.s_lo = ceil_sqrt(std::ldexp(noise_variance - 1.0, -2 * k));
-  g.s_hi = floor_sqrt(std::ldexp(noise_variance, -2 * k));
+  // Exact bounds, valid for σ² as given and for the σ̃² = fl(√σ²)² the accountant rebuilds
+  // from the event's σ (barker_accounting.cpp): v′ ∈ [max(σ², σ̃²) − 1, min(σ², σ̃²)]. Both are
+  // in (1, 4) and multiples of 2⁻⁵¹, so subtracting 1 is exact; scaled by a power of two they
+  // are integers < 2⁸⁴.
+  const double rebuilt = sigma * sigma;
+  g.s_lo = ceil_sqrt(std::ldexp(std::max(noise_variance, rebuilt) - 1.0, -2 * k));
+  g.s_hi = floor_sqrt(std::ldexp(std::min(noise_variance, rebuilt), -2 * k));
+  if (!(g.s_lo <= g.s_hi)) {
+    throw SoftwareError("DP Barker grid noise: empty scale range");  // σ² > 1: unreachable
+  }
   return g;
 }
 

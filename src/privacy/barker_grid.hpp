@@ -12,7 +12,10 @@
 //            theorem (the 2⁻⁴⁰ covers the roundings of a and of the shrunk clip);
 //   variance s = clamp(round(√v/h), s_lo, s_hi), v = σ² − σ_b² (computed), with
 //            s_lo = ⌈√(σ² − 1)/h⌉ and s_hi = ⌊σ/h⌋ exactly: v' = (s·h)² ∈ [σ² − 1, σ²], the
-//            theorem's range, and |v' − v| ≤ 2σh + h², so neighbours' v′ differ by at most
+//            theorem's range (for σ² as given and as the accountant rebuilds it from the
+//            event's σ, which may differ in the last bit), and |v' − v| ≤ 2σh + h² (the
+//            roundings of σ² − σ_b², of √v and of the division, ~4u, fit in e's margin: e
+//            bounds σ_b²'s error with room to spare), so neighbours' v′ differ by at most
 //            4(b − 1)/b² + 2e + 4σh + 2h² (e also bounds the error of σ_b²), which must stay
 //            ≤ 5/b, the theorem's |Δσ_b²| (checked: it needs 2e + 4σh + 2h² ≤ 1/b + 4/b²);
 //   release  h·(round(λ/h) + Z), Z ~ N_Z(0, s²) exact. As in discrete_noise_bound.hpp, the

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+#include <mutex>
+
 #include "core/error.hpp"
 #include "privacy/barker_accounting.hpp"
 #include "run/sampler_params.hpp"
@@ -24,8 +27,20 @@ PrivateSamplerSetup setup_dp_barker(const std::string& sampler, const nlohmann::
   }
   PrivateSamplerSetup setup;
   setup.per_iteration = dp_barker_template(c.noise_variance, c.batch, n);
-  setup.make_kernel = [&model, c](std::unique_ptr<PrivateData> data) {
-    return std::make_unique<DpBarkerKernel>(model, std::move(data), c);
+  // V_corr is fitted once per run, by the first chain that needs it (not when the setup only
+  // plans, as `account` does), and shared by all chains.
+  struct SharedFit {
+    std::once_flag once;
+    std::shared_ptr<const LogisticCorrection> fit;
+  };
+  auto shared = std::make_shared<SharedFit>();
+  setup.make_kernel = [&model, c, shared](std::unique_ptr<PrivateData> data) {
+    std::call_once(shared->once, [&] {
+      shared->fit = std::make_shared<const LogisticCorrection>(c.noise_variance);
+    });
+    DpBarkerConfig config = c;
+    config.correction = shared->fit;
+    return std::make_unique<DpBarkerKernel>(model, std::move(data), std::move(config));
   };
   return setup;
 }

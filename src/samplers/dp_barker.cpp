@@ -42,8 +42,14 @@ void DpBarkerKernel::setup() {
   }
   scale_ = broadcast_positive(config_.scale, dim_, "dp-barker proposal sd");
   clip_ = std::sqrt(static_cast<double>(config_.batch)) / (static_cast<double>(n) * t);
-  correction_ = &logistic_correction(config_.noise_variance);
-  const LogisticCorrection* c = correction_;
+  if (config_.correction && config_.correction->sigma2() != config_.noise_variance) {
+    throw SoftwareError(fmt::format("dp-barker: V_corr was fitted for sigma^2 = {}, not {}",
+                                    config_.correction->sigma2(), config_.noise_variance));
+  }
+  correction_ = config_.correction
+                    ? config_.correction
+                    : std::make_shared<const LogisticCorrection>(config_.noise_variance);
+  const LogisticCorrection* c = correction_.get();
   draw_correction_ = [c](NoiseRng& rng) { return c->sample(rng); };
   theta_ = Vec::Zero(dim_);
   proposal_ = Vec::Zero(dim_);

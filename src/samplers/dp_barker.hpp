@@ -42,13 +42,16 @@ struct DpBarkerConfig {
   Vec scale = Vec::Constant(1, 0.1);
   double noise_variance = 2.0;  // σ², 1 < σ² < π²/3 (the thesis and Theorem 3.3 use 2)
   std::size_t batch = 1300;  // b, 6 ≤ b ≤ n, and b(σ² − 1) > 15 (an order for Theorem 3.3)
+  // The fitted V_corr for σ², shared by the chains of a run (run/barker_setup.cpp fits it once);
+  // null: the kernel fits its own. Must be a fit for noise_variance with default settings.
+  std::shared_ptr<const LogisticCorrection> correction;
 };
 
 class DpBarkerKernel final : public PrivateKernel {
  public:
   // ConfigError naming --noise-variance, --batch (with n), the proposal sd, or the tempering
   // (T > 1, i.e. n0 > n) when out of range. `model` must outlive the kernel, and so must `data` in
-  // the borrowing form. Fits (or takes from the cache) V_corr for σ².
+  // the borrowing form. Fits V_corr for σ² unless the config carries the fit.
   DpBarkerKernel(const Model& model, PrivateData& data, DpBarkerConfig config);
   DpBarkerKernel(const Model& model, std::unique_ptr<PrivateData> data, DpBarkerConfig config);
 
@@ -75,7 +78,7 @@ class DpBarkerKernel final : public PrivateKernel {
 
   const Model& model_;
   DpBarkerConfig config_;
-  const LogisticCorrection* correction_ = nullptr;
+  std::shared_ptr<const LogisticCorrection> correction_;
   std::function<double(NoiseRng&)> draw_correction_;
   int dim_ = 0;
   double clip_ = 0.0;

@@ -6,11 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <numbers>
-#include <tuple>
 
 #include "core/error.hpp"
 
@@ -267,22 +264,6 @@ double LogisticCorrection::convolved_cdf(double x) const {
   for (std::size_t k = 0; k < centres_.size(); ++k)
     f += weights_[k] * normal_cdf(x - centres_[k], tau);
   return f;
-}
-
-const LogisticCorrection& logistic_correction(double sigma2, CorrectionSettings settings) {
-  validate(sigma2, settings);  // before the lookup: a NaN key would break the map's ordering
-  using Key = std::tuple<double, double, double, double, double, int>;
-  static std::mutex mutex;
-  // Never destroyed, so references stay valid even during static destruction at exit.
-  static auto* cache = new std::map<Key, std::unique_ptr<const LogisticCorrection>>();
-  const Key key{sigma2,         settings.spacing,  settings.component_sd,
-                settings.range, settings.fit_step, settings.l1_passes};
-  const std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache->find(key);
-  if (it == cache->end()) {
-    it = cache->emplace(key, std::make_unique<const LogisticCorrection>(sigma2, settings)).first;
-  }
-  return *it->second;
 }
 
 }  // namespace dpmcmc

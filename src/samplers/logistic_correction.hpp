@@ -94,11 +94,6 @@ class LogisticCorrection {
   AliasTable alias_;  // over weights_; declared last so that it is built from them
 };
 
-// The process-wide cache: the fit for (σ², settings), computed on first use under a mutex and kept
-// for the program's life, so the returned reference never dangles. Thread-safe. Same validation
-// (and exceptions) as the constructor; a refused σ² is not cached.
-const LogisticCorrection& logistic_correction(double sigma2, CorrectionSettings settings = {});
-
 // The logistic Logistic(0, 1) density and CDF, written to stay accurate in the far tails.
 double logistic_density(double x);
 double logistic_cdf(double x);

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <boost/multiprecision/cpp_int.hpp>
 #include <cmath>
@@ -32,16 +33,21 @@ double error_bound(std::size_t n, double n0, std::size_t b) {
 }
 
 TEST(BarkerGrid, ScaleBoundsAreTheExactIntegerSquareRoots) {
-  // Independent value (Python's math.isqrt(2**83)): ⌊√2·2⁴¹⌋.
+  // Independent values (Python: math.isqrt(2**83) and the ceiling of √((σ̃² − 1)·2⁸²) with
+  // σ̃² = fl(√2)² = 2 + 2⁻⁵¹, which the accountant rebuilds from the event's σ): at σ² = 2,
+  // s_hi = ⌊√2·2⁴¹⌋ and s_lo = ⌈√(1 + 2⁻⁵¹)·2⁴¹⌉ = 2⁴¹ + 1.
   const BarkerGrid two = calibrate_barker_grid(2.0, 400, error_bound(20000, 1000.0, 400));
   EXPECT_EQ(two.grid, kH);
-  EXPECT_EQ(two.s_lo, std::uint64_t{1} << 41);  // √(2 − 1)/h exactly
+  EXPECT_EQ(two.s_lo, (std::uint64_t{1} << 41) + 1);
   EXPECT_EQ(two.s_hi, std::uint64_t{3109888511975});
-  for (double v : {1.0 + 1e-3, 1.5, 1.7320508, 2.0, 2.5, 3.2}) {
+  for (double v : {1.0 + 1e-3, 1.5, 1.7320508, 2.0, 2.5, 3.0, 3.2}) {
     SCOPED_TRACE(v);
     const BarkerGrid g = calibrate_barker_grid(v, 100000, 0.0);
-    // s_lo² ≥ (σ² − 1)/h² > (s_lo − 1)² and s_hi² ≤ σ²/h² < (s_hi + 1)², in exact arithmetic.
-    const Exact lo = (Exact(v) - 1) / (Exact(kH) * kH), hi = Exact(v) / (Exact(kH) * kH);
+    // v′ = (s·h)² must lie in [σ² − 1, σ²] both for σ² and for σ̃² = fl(√σ²)²: s_lo² ≥
+    // (max − 1)/h² > (s_lo − 1)² and s_hi² ≤ min/h² < (s_hi + 1)², in exact arithmetic.
+    const double rebuilt = std::sqrt(v) * std::sqrt(v);
+    const Exact lo = (Exact(std::max(v, rebuilt)) - 1) / (Exact(kH) * kH);
+    const Exact hi = Exact(std::min(v, rebuilt)) / (Exact(kH) * kH);
     const Exact slo(g.s_lo), shi(g.s_hi);
     EXPECT_GE(slo * slo, lo);
     EXPECT_LT((slo - 1) * (slo - 1), lo);

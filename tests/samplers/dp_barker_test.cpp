@@ -61,7 +61,7 @@ TEST(DpBarkerRelease, AcceptanceProbabilityIsLogisticWithinTheCorrectionError) {
   ASSERT_GT(sigma_b2, 0.4);
   ASSERT_LT(sigma_b2, 1.0);
 
-  const LogisticCorrection& corr = logistic_correction(2.0);
+  const LogisticCorrection corr(2.0);
   const std::function<double(NoiseRng&)> draw = [&corr](NoiseRng& g) { return corr.sample(g); };
   constexpr int kDraws = 50000;
   EventLog log;

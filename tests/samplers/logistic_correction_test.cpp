@@ -127,7 +127,7 @@ TEST(LogisticCorrection, ConvolvedDensityIsTheConvolution) {
 // fails. The second check, against the fit's own CDF, isolates the sampler from the fit error.
 TEST(LogisticCorrection, SumOfNoiseAndCorrectionIsLogistic) {
   const double sigma2 = 2.0;
-  const LogisticCorrection& c = logistic_correction(sigma2);
+  const LogisticCorrection c(sigma2);
   NoiseRng rng = test_noise_rng(20240607, 0);
   const std::size_t n = 1000000;
   std::vector<double> x(n);
@@ -185,14 +185,14 @@ TEST(LogisticCorrection, VarianceIsLogisticMinusNoise) {
   const double by_quadrature = integrate([&](double v) { return v * v * w.density(v); });
   EXPECT_NEAR(w.variance(), by_quadrature, 1e-8 * by_quadrature);
   for (double sigma2 : {0.5, 1.0, 2.0}) {
-    const LogisticCorrection& c = logistic_correction(sigma2);
+    const LogisticCorrection c(sigma2);
     const double allowed = integrate(
         [&](double x) { return x * x * std::abs(c.convolved_density(x) - pdf(kLogistic, x)); });
     EXPECT_LE(std::abs(c.variance() - (kPi2Over3 - sigma2)), allowed * (1.0 + 1e-6))
         << "sigma2 " << sigma2;
   }
   // Where the fit is good (σ² = 1: TVD ≈ 1e-6) the variance is right to 1e-4.
-  EXPECT_NEAR(logistic_correction(1.0).variance(), kPi2Over3 - 1.0, 1e-4);
+  EXPECT_NEAR(LogisticCorrection(1.0).variance(), kPi2Over3 - 1.0, 1e-4);
 }
 
 // TVD grows with σ² (measured: 2.6e-7, 1.4e-6, 3.2e-4, 4.3e-3, 1.8e-2, 4.0e-2 for
@@ -201,19 +201,19 @@ TEST(LogisticCorrection, VarianceIsLogisticMinusNoise) {
 TEST(LogisticCorrection, TvdShrinksAsNoiseFalls) {
   double previous = 0.0;
   for (double sigma2 : {0.5, 1.0, 1.5, 2.0, 2.5, 3.0}) {
-    const double tvd = logistic_correction(sigma2).fit().tvd;
+    const double tvd = LogisticCorrection(sigma2).fit().tvd;
     EXPECT_GT(tvd, previous) << "sigma2 " << sigma2;
     previous = tvd;
   }
-  EXPECT_LT(logistic_correction(1.0).fit().tvd, 1e-5);
-  EXPECT_GT(logistic_correction(2.5).fit().tvd, 1e-2);
+  EXPECT_LT(LogisticCorrection(1.0).fit().tvd, 1e-5);
+  EXPECT_GT(LogisticCorrection(2.5).fit().tvd, 1e-2);
 }
 
 TEST(LogisticCorrection, RefusesBadNoiseVariance) {
   for (double sigma2 : {0.0, -1.0, kPi2Over3, 3.3, std::numeric_limits<double>::quiet_NaN(),
                         std::numeric_limits<double>::infinity()}) {
     try {
-      (void)logistic_correction(sigma2);
+      const LogisticCorrection c(sigma2);
       ADD_FAILURE() << "accepted sigma2 " << sigma2;
     } catch (const ConfigError& e) {
       const std::string m = e.what();
@@ -234,36 +234,16 @@ TEST(LogisticCorrection, RefusesBadSettings) {
   EXPECT_THROW(LogisticCorrection(1.0, s), ConfigError);
   s = {};
   s.range = 1e6;  // 4·10⁷ centres
-  EXPECT_THROW((void)logistic_correction(1.0, s), ConfigError);
+  EXPECT_THROW(LogisticCorrection(1.0, s), ConfigError);
   s = {};
   s.l1_passes = -1;
   EXPECT_THROW(LogisticCorrection(1.0, s), ConfigError);
 }
 
-TEST(LogisticCorrection, CacheReturnsTheSameObject) {
-  const LogisticCorrection* a = &logistic_correction(1.7);
-  EXPECT_EQ(a, &logistic_correction(1.7));
-  EXPECT_EQ(a->sigma2(), 1.7);
-  EXPECT_NE(a, &logistic_correction(1.8));
-  CorrectionSettings s;
-  s.component_sd = 0.2;
-  const LogisticCorrection* b = &logistic_correction(1.7, s);
-  EXPECT_NE(a, b);
-  EXPECT_EQ(b->component_sd(), 0.2);
-  // Concurrent first use of a new key from several threads yields one object.
-  std::vector<const LogisticCorrection*> seen(4, nullptr);
-  std::vector<std::thread> threads;
-  for (std::size_t i = 0; i < seen.size(); ++i) {
-    threads.emplace_back([&seen, i] { seen[i] = &logistic_correction(1.234); });
-  }
-  for (auto& th : threads) th.join();
-  for (const auto* p : seen) EXPECT_EQ(p, seen[0]);
-}
-
 // Barker's test with the correction accepts with probability P(λ + N + V > 0) = F_fit(λ), within
 // cdf_sup of Barker's 1/(1 + e^{−λ}) (symmetry of N + V).
 TEST(LogisticCorrection, AcceptanceProbabilityErrorIsTheCdfError) {
-  const LogisticCorrection& c = logistic_correction(2.0);
+  const LogisticCorrection c(2.0);
   for (double lambda : {-6.0, -1.0, -0.2, 0.0, 0.5, 2.0, 8.0}) {
     const double barker = 1.0 / (1.0 + std::exp(-lambda));
     EXPECT_NEAR(1.0 - c.convolved_cdf(-lambda), barker, c.fit().cdf_sup * (1.0 + 1e-6));
