@@ -66,7 +66,7 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
                                                   const ExperimentCell& c,
                                                   const std::filesystem::path& out_dir,
                                                   const std::atomic<bool>* stop, bool draw_files,
-                                                  std::shared_ptr<const NoiseKey> noise_key) {
+                                                  const CellShared& shared) {
   const Preset& preset = find_preset(c.model);
   const std::size_t n = spec.n.value_or(preset.n);
   ResultRow row = base_row(spec, c, n);
@@ -83,7 +83,8 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   s.run.chains = spec.chains;
   s.run.seed = c.seed;
   s.seed_given = true;
-  if (c.epsilon) s.noise_key = std::move(noise_key);
+  if (c.epsilon) s.noise_key = shared.noise_key;
+  s.plan_memo = shared.plan_memo;
   s.run.warmup = c.sampler.warmup.value_or(spec.warmup);
   s.run.samples = c.sampler.samples.value_or(spec.samples);
   s.run.threads = 1;  // the experiment runs cells in parallel instead
@@ -216,9 +217,9 @@ std::filesystem::path cell_dir(const std::filesystem::path& out_dir, const Exper
 
 std::optional<std::vector<ResultRow>> run_experiment_cell(
     const ExperimentSpec& spec, const ExperimentCell& cell, const std::filesystem::path& out_dir,
-    const std::atomic<bool>* stop, bool draw_files, std::shared_ptr<const NoiseKey> noise_key) {
+    const std::atomic<bool>* stop, bool draw_files, const CellShared& shared) {
   if (spec.kind == ExperimentKind::sample)
-    return sample_cell(spec, cell, out_dir, stop, draw_files, std::move(noise_key));
+    return sample_cell(spec, cell, out_dir, stop, draw_files, shared);
   try {
     return account_cell(spec, cell);
   } catch (const Error& e) {

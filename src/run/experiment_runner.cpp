@@ -248,7 +248,8 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
 
   // One key for every private cell of this run, read (or created) once before the cells start:
   // cells running in parallel never race to create the file.
-  std::shared_ptr<const NoiseKey> noise_key;
+  CellShared shared;
+  std::shared_ptr<const NoiseKey>& noise_key = shared.noise_key;
   const bool any_private = spec.kind == ExperimentKind::sample &&
                            std::any_of(todo.begin(), todo.end(), [](const ExperimentCell* c) {
                              return c->epsilon.has_value();
@@ -287,7 +288,7 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
       const ExperimentCell& cell = *todo[i];
       try {
         const auto rows =
-            run_experiment_cell(spec, cell, options.out_dir, &halt, options.draw_files, noise_key);
+            run_experiment_cell(spec, cell, options.out_dir, &halt, options.draw_files, shared);
         std::lock_guard lock(mutex);
         if (!rows) {
           interrupted = true;

@@ -41,6 +41,7 @@
 
 #include "core/noise_key.hpp"
 #include "run/experiment_spec.hpp"
+#include "run/private_plan.hpp"
 #include "run/results_csv.hpp"
 
 namespace dpmcmc {
@@ -131,11 +132,16 @@ std::filesystem::path cell_dir(const std::filesystem::path& out_dir, const Exper
 
 // One cell on its own (the runner's unit of work): the rows to write, or nullopt when the job
 // was interrupted. A failing job gives one row with status "error" and the message.
-// `draw_files` as ExperimentOptions::draw_files. `noise_key` keys a private cell's noise (the
-// runner loads the spec's noise_key_file once); without one the cell draws a fresh key.
+// `draw_files` as ExperimentOptions::draw_files.
+// What the cells of one experiment run share: `noise_key` keys the private cells' noise (the
+// runner loads the spec's noise_key_file once; without one each cell draws a fresh key), and
+// `plan_memo` keeps the plans and composed ε that every repeat of a cell recomputes.
+struct CellShared {
+  std::shared_ptr<const NoiseKey> noise_key;
+  std::shared_ptr<PlanMemo> plan_memo = std::make_shared<PlanMemo>();
+};
 std::optional<std::vector<ResultRow>> run_experiment_cell(
     const ExperimentSpec& spec, const ExperimentCell& cell, const std::filesystem::path& out_dir,
-    const std::atomic<bool>* stop, bool draw_files = true,
-    std::shared_ptr<const NoiseKey> noise_key = {});
+    const std::atomic<bool>* stop, bool draw_files = true, const CellShared& shared = {});
 
 }  // namespace dpmcmc

@@ -56,13 +56,14 @@ std::string private_memo_key(const char* what, const Budget& budget,
 
 namespace {
 
-// ε(δ) of `events` under one accountant, memoised (pure_memo.hpp): the report composes the
+// ε(δ) of `events` under one accountant, memoised in `memo` when given: the report composes the
 // planned and the recorded events, which are usually equal, in every repeat of a cell.
 double memo_epsilon(const Accountant& acc, std::span<const PrivacyEvent> events, double delta,
-                    const AccountantOptions& options) {
-  static PureMemo<double> memo;
-  return memo.get(private_memo_key("epsilon", Budget{1.0, delta}, events, acc.name(), options),
-                  [&] { return acc.compose(events)->epsilon(delta); });
+                    const AccountantOptions& options, PlanMemo* memo) {
+  const auto compute = [&] { return acc.compose(events)->epsilon(delta); };
+  if (memo == nullptr) return compute();
+  return memo->epsilons.get(
+      private_memo_key("epsilon", Budget{1.0, delta}, events, acc.name(), options), compute);
 }
 
 // K: the coordinates the scheduled iterations' grid releases noise.
@@ -76,7 +77,8 @@ double share_coordinates(const DiscreteNoiseShare& share, std::uint64_t iteratio
 
 PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> per_iteration,
                                 int chains, const std::vector<std::string>& accountants,
-                                const AccountantOptions& options, std::size_t release_coordinates) {
+                                const AccountantOptions& options, std::size_t release_coordinates,
+                                PlanMemo* memo) {
   validate_budget(budget);
   if (chains < 1) throw ConfigError("a private run needs at least one chain");
   PrivateRunPlan plan;
@@ -98,11 +100,15 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
     ptrs.push_back(a.get());
     names.push_back(a->name());
   }
-  // Memoised (pure_memo.hpp); the attempts' timings are those of the first computation.
-  static PureMemo<TightestPlan> memo;
-  plan.tightest = memo.get(
-      private_memo_key("plan", accountant_budget, plan.per_iteration, names, options),
-      [&] { return plan_iterations_tightest(accountant_budget, plan.per_iteration, ptrs); });
+  // Memoised when a memo is given; the attempts' timings are then those of the first computation.
+  const auto compute = [&] {
+    return plan_iterations_tightest(accountant_budget, plan.per_iteration, ptrs);
+  };
+  plan.tightest = memo == nullptr
+                      ? compute()
+                      : memo->plans.get(private_memo_key("plan", accountant_budget,
+                                                         plan.per_iteration, names, options),
+                                        compute);
   const std::uint64_t k = plan.tightest.best.iterations;
   if (k < static_cast<std::uint64_t>(chains)) {
     throw ConfigError(fmt::format(
@@ -182,7 +188,8 @@ double composed_epsilon(const std::string& accountant, std::span<const PrivacyEv
   return acc->compose(events)->epsilon(delta);
 }
 
-nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& recorded) {
+nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& recorded,
+                              PlanMemo* memo) {
   using nlohmann::json;
   const auto scheduled = repeat_iterations(plan.per_iteration, plan.scheduled);
   json rows = json::array();
@@ -190,11 +197,11 @@ nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& record
     json row = {{"accountant", acc->name()}, {"bound", to_string(acc->bound())}};
     try {
       row["planned_epsilon"] =
-          json_number(memo_epsilon(*acc, scheduled, plan.accountant_delta, plan.options));
+          json_number(memo_epsilon(*acc, scheduled, plan.accountant_delta, plan.options, memo));
       row["recorded_epsilon"] =
           recorded.empty() ? json(0.0)
                            : json_number(memo_epsilon(*acc, recorded.events(),
-                                                      plan.accountant_delta, plan.options));
+                                                      plan.accountant_delta, plan.options, memo));
     } catch (const Error& e) {
       row["error"] = e.what();
     }

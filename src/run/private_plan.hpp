@@ -16,6 +16,7 @@
 #include "privacy/budget.hpp"
 #include "privacy/event_log.hpp"
 #include "privacy/planner.hpp"
+#include "run/pure_memo.hpp"
 
 namespace dpmcmc {
 
@@ -34,6 +35,16 @@ struct PrivateRunPlan {
   AccountantOptions options;
 };
 
+// Plans and composed ε memoised across the runs that repeat them: an experiment plans the same
+// cell in every repeat, and with a numerical PLD accountant a plan costs seconds (FFT
+// compositions), more than a minibatch cell's sampling (docs/benchmarks.md). Owned by whoever
+// runs the repeats (the experiment runner) and handed down — no process-wide state; the
+// computations are pure (pure_memo.hpp), so a hit returns what the computation would.
+struct PlanMemo {
+  PureMemo<TightestPlan> plans;
+  PureMemo<double> epsilons;
+};
+
 // Plans with `accountants` (empty: every registered certified upper-bound accountant that
 // interprets the template) and splits the iterations allowed equally among `chains` chains.
 // Releases of the kinds PrivateData adds float-safe noise to (is_grid_noised) leave a share
@@ -45,7 +56,7 @@ struct PrivateRunPlan {
 PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> per_iteration,
                                 int chains, const std::vector<std::string>& accountants = {},
                                 const AccountantOptions& options = {},
-                                std::size_t release_coordinates = 1);
+                                std::size_t release_coordinates = 1, PlanMemo* memo = nullptr);
 
 // What the float-safe noise of one iteration's releases asks of a plan: the grid-noised releases
 // per iteration and the smallest discrete noise scale among them (2⁴⁰ for the Gaussian sums and
@@ -71,8 +82,9 @@ bool is_grid_noised(ReleaseKind kind);
 // ε(δ) per applicable accountant of (a) the scheduled iterations of the plan ("planned") and
 // (b) the recorded event log ("recorded"), with each accountant's bound kind, and the
 // accountant that certified the plan. Recorded ≤ planned always; they are equal when every
-// chain ran its full plan.
-nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& recorded);
+// chain ran its full plan. `memo` as for plan_private_run.
+nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& recorded,
+                              PlanMemo* memo = nullptr);
 
 // The memo key (run/pure_memo.hpp) under which plan_private_run and privacy_report keep their
 // results: `what` and the exact text of every input, including every field of every event

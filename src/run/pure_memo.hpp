@@ -1,10 +1,11 @@
-// A process-wide memo for pure computations keyed by the exact text of their inputs. Planning a
+// A memo for pure computations keyed by the exact text of their inputs. Planning a
 // private run and composing its spend are deterministic functions of (budget, events,
 // accountants, options), and an experiment repeats them with identical inputs in every repeat
 // of a cell; with a numerical PLD accountant they cost seconds (FFT compositions), far more than
 // a minibatch cell's sampling (docs/benchmarks.md). The memo returns the value the first call
 // computed, so results do not depend on whether it was hit. Thread-safe; failures (exceptions)
-// are not stored, so they recur with their message.
+// are not stored, so they recur with their message. Owned by whoever repeats the computations
+// (run/private_plan.hpp's PlanMemo, held by an experiment run), never global.
 #pragma once
 
 #include <functional>

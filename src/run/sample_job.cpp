@@ -38,8 +38,8 @@ constexpr std::size_t kSymKlReferenceDraws = 200000;
 // it is shared), and with several owners one entry per owner — its rows and its recorded spend by
 // the accountant that certified the plan (each owner's guarantee is about its own rows).
 json owners_privacy_report(const PrivateRunPlan& plan, const std::vector<EventLog>& per_owner,
-                           const std::vector<Dataset>& shards) {
-  json report = privacy_report(plan, per_owner.empty() ? EventLog{} : per_owner.front());
+                           const std::vector<Dataset>& shards, PlanMemo* memo) {
+  json report = privacy_report(plan, per_owner.empty() ? EventLog{} : per_owner.front(), memo);
   if (shards.empty()) return report;
   json owners = json::array();
   for (std::size_t i = 0; i < per_owner.size(); ++i) {
@@ -179,7 +179,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     // The owners' shares are checked before planning (an impossible split is an input error).
     if (setup.owners > 1) shards = owner_shards(data, setup.owners);
     out.plan = plan_private_run(budget, setup.per_iteration, run.chains, spec.accountants, {},
-                                release_coordinates(*model));
+                                release_coordinates(*model), spec.plan_memo.get());
     run.per_chain.clear();
     for (const auto k : out.plan->split.per_chain) {
       const auto warm =
@@ -405,9 +405,10 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
         {"init_seed", run.init.seed ? json(*run.init.seed) : json(nullptr)}}},
       // Non-private baselines release nothing under a privacy guarantee: the report says so
       // rather than leaving the field out.
-      {"privacy", out.plan ? owners_privacy_report(*out.plan, per_owner, shards)
-                           : json{{"private", false},
-                                  {"note", "non-private sampler: no (epsilon, delta) guarantee"}}},
+      {"privacy", out.plan
+                      ? owners_privacy_report(*out.plan, per_owner, shards, spec.plan_memo.get())
+                      : json{{"private", false},
+                             {"note", "non-private sampler: no (epsilon, delta) guarantee"}}},
       {"chains", chains_json},
       {"summary", published.parameters.empty() ? json(nullptr) : summary_json(published)}};
   out.summary = published;

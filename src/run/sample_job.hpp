@@ -38,6 +38,9 @@ struct SampleSpec {
   // The public seed never keys the noise.
   std::shared_ptr<const NoiseKey> noise_key;
   std::optional<std::filesystem::path> noise_key_file;
+  // Memo of plans and composed ε shared with other runs that repeat them (an experiment's
+  // cells); null: computed for this run alone.
+  std::shared_ptr<PlanMemo> plan_memo;
   bool init_given = false;  // run.init set by the user; else the preset's Section 5.2 rule
   std::filesystem::path out_dir = "out";
   // false: no chain CSVs, only report.json (the diagnostics and metrics use the draws in memory,

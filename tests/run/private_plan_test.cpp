@@ -66,5 +66,27 @@ TEST(PrivatePlan, RefusesWhatTheDiscreteNoiseCannotCertify) {
   EXPECT_NE(huge.find("too large for the exact discrete noise"), std::string::npos) << huge;
 }
 
+// The memo belongs to whoever passes it (issue #24: no process-wide state): a second plan with
+// the same memo returns the first computation (its recorded timings, to the bit), and the same
+// plan with another memo or none is computed again with the same result.
+TEST(PrivatePlan, MemoIsOwnedByTheCallerAndChangesNoResult) {
+  const auto tpl = dp_penalty_template(0.1, 1e5);
+  PlanMemo memo, other;
+  const PrivateRunPlan a = plan_private_run({2.0, 1e-6}, tpl, 2, {}, {}, 2, &memo);
+  const PrivateRunPlan b = plan_private_run({2.0, 1e-6}, tpl, 2, {}, {}, 2, &memo);
+  const PrivateRunPlan c = plan_private_run({2.0, 1e-6}, tpl, 2, {}, {}, 2, &other);
+  const PrivateRunPlan d = plan_private_run({2.0, 1e-6}, tpl, 2, {}, {}, 2);
+  ASSERT_EQ(a.tightest.attempts.size(), b.tightest.attempts.size());
+  for (std::size_t i = 0; i < a.tightest.attempts.size(); ++i) {
+    EXPECT_EQ(a.tightest.attempts[i].seconds, b.tightest.attempts[i].seconds);  // a memo hit
+  }
+  for (const PrivateRunPlan* p : {&b, &c, &d}) {
+    EXPECT_EQ(p->tightest.best.iterations, a.tightest.best.iterations);
+    EXPECT_EQ(p->tightest.best.accountant, a.tightest.best.accountant);
+    EXPECT_EQ(p->split.per_chain, a.split.per_chain);
+  }
+  EXPECT_EQ(privacy_report(a, EventLog{}, &memo), privacy_report(a, EventLog{}));
+}
+
 }  // namespace
 }  // namespace dpmcmc
