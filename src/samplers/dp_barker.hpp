@@ -16,7 +16,8 @@
 // posterior. The approximations: the CLT over the batch, and the V_corr fit (its CDF error,
 // LogisticCorrection::fit().cdf_sup, bounds the error of the acceptance probability at fixed λ).
 //
-// Every proposal makes a release, except those the public prior rules out (rejected without one).
+// Every proposal makes a release, except those the public prior rules out (rejected without one)
+// and a zero step θ′ = θ (accepted without one): samplers/private_mh_kernel.hpp.
 // The chain never stops early and never truncates: σ_b² ≤ 1 < σ² holds by construction of the clip
 // bound and is checked in the release (a violation is a bug, SoftwareError), so the noise
 // variance σ² − σ_b² is always positive.
@@ -33,7 +34,7 @@
 #include "models/model.hpp"
 #include "privacy/private_data.hpp"
 #include "samplers/logistic_correction.hpp"
-#include "samplers/private_kernel.hpp"
+#include "samplers/private_mh_kernel.hpp"
 
 namespace dpmcmc {
 
@@ -47,7 +48,7 @@ struct DpBarkerConfig {
   std::shared_ptr<const LogisticCorrection> correction;
 };
 
-class DpBarkerKernel final : public PrivateKernel {
+class DpBarkerKernel final : public PrivateMhKernel {
  public:
   // ConfigError naming --noise-variance, --batch (with n), the proposal sd, or the tempering
   // (T > 1, i.e. n0 > n) when out of range. `model` must outlive the kernel, and so must `data` in
@@ -56,35 +57,24 @@ class DpBarkerKernel final : public PrivateKernel {
   DpBarkerKernel(const Model& model, std::unique_ptr<PrivateData> data, DpBarkerConfig config);
 
   std::string name() const override { return "dp-barker"; }
-  int dim() const override { return dim_; }
-  // {"clip_frac__", "noise_sd__", "eps_spent__"}: the share of the batch's ratios clipped, σ of
-  // the test noise (√σ², public; 0 when no release was made), the spend callback's value (NaN
-  // when unset). σ_b² is NOT a column: it is a function of the private batch that the release
-  // does not publish (only λ_B + N(0, σ² − σ_b²) is covered by Theorem 3.3).
-  std::vector<std::string> extra_columns() const override;
-  std::vector<std::string> publishable_columns() const override;
-
-  void init(const Vec& theta0) override;
-  // lp__ is NaN; accept_stat__ is the accept indicator (0 or 1), an unbiased estimate of the
-  // acceptance probability (the probability itself depends on the private λ).
-  TransitionInfo transition(Rng& rng, std::span<double> extras) override;
-  const Vec& position() const override { return theta_; }
+  // Columns {"clip_frac__", "noise_sd__", "eps_spent__"}: the share of the batch's ratios clipped
+  // (curator-only), σ of the test noise (√σ², public; 0 when no release was made), the spend.
+  // σ_b² is NOT a column: it is a function of the private batch that the release does not
+  // publish (only λ_B + N(0, σ² − σ_b²) is covered by Theorem 3.3). accept_stat__ is the accept
+  // indicator (0 or 1).
   const LogisticCorrection& correction() const { return *correction_; }
   // √b/n0: the clip bound on each row's untempered log-likelihood ratio.
   double clip_bound() const { return clip_; }
 
  private:
   void setup();
+  // Steps 2–3 of the box above.
+  AcceptDecision noisy_test(const NoisyMove& move, Rng& rng, std::span<double> columns) override;
 
-  const Model& model_;
   DpBarkerConfig config_;
   std::shared_ptr<const LogisticCorrection> correction_;
   std::function<double(NoiseRng&)> draw_correction_;
-  int dim_ = 0;
   double clip_ = 0.0;
-  Vec scale_, theta_, proposal_;
-  double log_prior_ = 0.0;
-  bool initialised_ = false;
 };
 
 }  // namespace dpmcmc

@@ -15,7 +15,8 @@
 //
 // One transition from θ (algorithm stream: the proposal and the accept uniform of noisy
 // branches; everything touching rows is PrivateData::fastmh_release, on the noise stream):
-//   1. θ′ = θ + s ⊙ z; if p(θ′) = 0, reject with no release;
+//   1. θ′ = θ + s ⊙ z; if p(θ′) = 0, reject with no release (the shared skeleton,
+//      samplers/private_mh_kernel.hpp; θ′ = θ is accepted there without a release too);
 //   2. M = M(θ, θ′); if M = 0 the likelihood cannot change: accept by the prior ratio;
 //   3. release: B ~ Poisson(λ + C̄M); minibatch iff B < K (unless full_batch), noisy Y − σ²/2
 //      (or the free branch's decision); one approximate_dp event "fastmh";
@@ -35,7 +36,7 @@
 #include "models/ratio_bound.hpp"
 #include "privacy/fastmh_guarantee.hpp"
 #include "privacy/private_data.hpp"
-#include "samplers/private_kernel.hpp"
+#include "samplers/private_mh_kernel.hpp"
 
 namespace dpmcmc {
 
@@ -56,7 +57,7 @@ struct DpFastMhConfig {
 // row_bound explicitly).
 double declared_row_bound(const Model& model);
 
-class DpFastMhKernel final : public PrivateKernel {
+class DpFastMhKernel final : public PrivateMhKernel {
  public:
   // ConfigError naming the option unless λ > 0, K ≥ 1, ε > 0, δ ∈ (0, 1), the scale is valid,
   // the model implements RatioBound and c̄ > 0. `model` must outlive the kernel (and `data` in
@@ -68,23 +69,16 @@ class DpFastMhKernel final : public PrivateKernel {
   std::string name() const override {
     return config_.full_batch ? "dp-fast-mh-full" : "dp-fast-mh";
   }
-  int dim() const override { return model_.dim(); }
-  // batch_size__ (B; n in full-batch iterations; 0 without release), full_batch__ (0/1),
-  // free__ (0/1), eps_iter__ (the ε recorded for this iteration, 0 without release),
-  // noise_sd__ (σ), eps_spent__ (the spend callback's value; NaN when unset). All public.
-  std::vector<std::string> extra_columns() const override;
-  std::vector<std::string> publishable_columns() const override;
-
-  void init(const Vec& theta0) override;
-  // lp__ is NaN. accept_stat__: min(1, exp(noisy log ratio)) in noisy branches; in free branches
-  // the decision itself (0 or 1), since the exact probability is not private.
-  TransitionInfo transition(Rng& rng, std::span<double> extras) override;
-  const Vec& position() const override { return theta_; }
+  // Columns: batch_size__ (B; n in full-batch iterations; 0 without release; curator-only),
+  // full_batch__ (0/1), free__ (0/1), eps_iter__ (the ε recorded for this iteration, 0 without
+  // release), noise_sd__ (σ), eps_spent__ (the spend callback's value; NaN when unset).
+  // accept_stat__: min(1, exp(noisy log ratio)) in noisy branches; in free branches the decision
+  // itself (0 or 1), since the exact probability is not private.
 
   const FastMhCalibration& calibration() const { return calibration_; }
   double row_bound() const { return row_bound_; }
   // Counters over transitions since construction.
-  std::uint64_t iterations() const { return iterations_; }
+  std::uint64_t iterations() const { return transitions(); }
   std::uint64_t releases() const { return minibatch_ + full_; }
   std::uint64_t minibatch_iterations() const { return minibatch_; }
   std::uint64_t full_batch_iterations() const { return full_; }
@@ -95,17 +89,14 @@ class DpFastMhKernel final : public PrivateKernel {
 
  private:
   void setup();
+  // Steps 2–4 of the box above.
+  AcceptDecision noisy_test(const NoisyMove& move, Rng& rng, std::span<double> columns) override;
 
-  const Model& model_;
   const RatioBound* bound_ = nullptr;
   DpFastMhConfig config_;
   FastMhCalibration calibration_;
   double row_bound_ = 0.0;
-  Vec scale_, theta_, proposal_;
-  double log_prior_ = 0.0;
-  bool initialised_ = false;
-  std::uint64_t iterations_ = 0, minibatch_ = 0, full_ = 0, free_ = 0, batch_total_ = 0,
-                rows_evaluated_ = 0;
+  std::uint64_t minibatch_ = 0, full_ = 0, free_ = 0, batch_total_ = 0, rows_evaluated_ = 0;
 };
 
 }  // namespace dpmcmc

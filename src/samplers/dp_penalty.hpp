@@ -26,12 +26,10 @@
 //                  the same forwards and backwards), and π × Uniform{±1}^d is invariant (the
 //                  chain is non-reversible in θ alone). Directions start at +1 on init().
 //
-// Moves that need no release. A proposal with log p(θ′) = −∞ (outside the prior's support) or
-// a non-finite θ′ is rejected without touching the data (the prior is public), and θ′ = θ
-// (a zero step) is accepted without a release; both are post-processing, cost no privacy, and
-// are recorded in the draw columns with noise_sd__ = 0. Hence releases ≤ transitions.
-//
-// Ownership of the chain's PrivateData, exhaustion and the spend column: PrivateKernel.
+// Moves that need no release (outside the prior's support, θ′ = θ) and the transition's
+// skeleton: samplers/private_mh_kernel.hpp; they are recorded with noise_sd__ = 0. Hence
+// releases ≤ transitions. Ownership of the chain's PrivateData, exhaustion and the spend column:
+// PrivateKernel.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +43,7 @@
 #include "privacy/private_data.hpp"
 #include "samplers/accept_rule.hpp"
 #include "samplers/penalty_proposal.hpp"
-#include "samplers/private_kernel.hpp"
+#include "samplers/private_mh_kernel.hpp"
 
 namespace dpmcmc {
 
@@ -73,7 +71,7 @@ AcceptDecision penalty_accept(double noisy_log_ratio, double noise_sd, Rng& rng)
 // Proposition 1):  Φ(r/σ − σ/2) + e^r Φ(−r/σ − σ/2); min{1, e^r} at σ = 0. Decreasing in σ.
 double penalty_expected_acceptance(double r, double sigma);
 
-class DpPenaltyKernel final : public PrivateKernel {
+class DpPenaltyKernel final : public PrivateMhKernel {
  public:
   // Throws ConfigError naming the parameter unless τ, b, α are finite and > 0 and the scale is
   // valid (finite, > 0, size 1 or dim). `model` supplies dim and the prior only; it must outlive
@@ -85,33 +83,18 @@ class DpPenaltyKernel final : public PrivateKernel {
   DpPenaltyKernel(const Model& model, std::unique_ptr<DataOwner> data, DpPenaltyConfig config);
 
   std::string name() const override { return penalty_sampler_name(config_.proposal); }
-  int dim() const override { return dim_; }
-  // {"clip_frac__", "noise_sd__", "eps_spent__"}: the share of rows clipped in this iteration's
-  // release, σ of the release (0 when none was made), spend callback value (NaN when unset).
-  std::vector<std::string> extra_columns() const override;
-  std::vector<std::string> publishable_columns() const override;
-
-  // Throws ConfigError when θ0 has the wrong size, is not finite, or has log p(θ0) not finite.
-  void init(const Vec& theta0) override;
-  // lp__ is NaN: a private kernel never sees the exact log density.
-  TransitionInfo transition(Rng& rng, std::span<double> extras) override;
-  const Vec& position() const override { return theta_; }
+  // Columns {"clip_frac__", "noise_sd__", "eps_spent__"}: the share of rows clipped in this
+  // iteration's release (curator-only), σ of the release (0 when none was made), the spend.
   // τ·n^α, the noise multiplier σ/Δ of every release (what the planner's template uses).
   double noise_multiplier() const { return multiplier_; }
-  const Vec& scale() const { return scale_; }
-  // GWMH directions (±1 per component; all +1 for the other variants).
-  const Vec& directions() const { return direction_; }
 
  private:
   void setup();
+  // Steps 2–3 of the box above.
+  AcceptDecision noisy_test(const NoisyMove& move, Rng& rng, std::span<double> columns) override;
 
-  const Model& model_;
   DpPenaltyConfig config_;
-  int dim_ = 0;
   double multiplier_ = 0.0;
-  Vec scale_, theta_, proposal_, direction_;
-  double log_prior_ = 0.0;
-  bool initialised_ = false;
 };
 
 }  // namespace dpmcmc

@@ -20,8 +20,9 @@
 // Cost. PrivateData computes S once and then only draws k normals per release; the kernel's
 // iteration is O(d + k) (plus the model's η and A), independent of n.
 //
-// Moves that need no release (as in DpPenaltyKernel; post-processing, free): a proposal outside
-// the prior's support (log p(θ′) = −∞) is rejected and θ′ = θ is accepted without a release.
+// Moves that need no release (the shared skeleton, samplers/private_mh_kernel.hpp;
+// post-processing, free): a proposal outside the prior's support (log p(θ′) = −∞) is rejected and
+// θ′ = θ is accepted without a release.
 // Algorithm 3 as printed releases Ŝ every iteration; skipping a release whose value would not be
 // used only spends less. Hence releases ≤ transitions.
 #pragma once
@@ -35,7 +36,7 @@
 #include "privacy/privacy_event.hpp"
 #include "privacy/private_data.hpp"
 #include "samplers/dp_penalty.hpp"
-#include "samplers/private_kernel.hpp"
+#include "samplers/private_mh_kernel.hpp"
 
 namespace dpmcmc {
 
@@ -51,7 +52,7 @@ struct DpPenaltyExpFamConfig {
 // ConfigError unless τ, n, α are finite and > 0.
 std::vector<PrivacyEvent> dp_penalty_expfam_template(double tau, double n, double alpha = 0.5);
 
-class DpPenaltyExpFamKernel final : public PrivateKernel {
+class DpPenaltyExpFamKernel final : public PrivateMhKernel {
  public:
   // ConfigError naming the parameter unless τ, α are finite and > 0, τn^α is finite, and the
   // scale is valid; DataError naming the row when a row's statistic is outside the model's
@@ -62,33 +63,24 @@ class DpPenaltyExpFamKernel final : public PrivateKernel {
                         DpPenaltyExpFamConfig config);
 
   std::string name() const override { return "dp-penalty-expfam"; }
-  int dim() const override { return dim_; }
-  // {"clip_frac__", "noise_sd__", "eps_spent__"}: always 0 (nothing is clipped, out-of-range
-  // rows are refused), σ_d = σ‖η(θ′) − η(θ)‖ of this iteration's noisy log ratio (0 when no
-  // release was made), spend callback value (NaN when unset).
-  std::vector<std::string> extra_columns() const override;
-  std::vector<std::string> publishable_columns() const override;
-
-  // ConfigError when θ0 has the wrong size, is not finite or log p(θ0) is not finite.
-  void init(const Vec& theta0) override;
-  // lp__ is NaN (a private kernel never sees the exact log density).
-  TransitionInfo transition(Rng& rng, std::span<double> extras) override;
-  const Vec& position() const override { return theta_; }
+  // Columns {"clip_frac__", "noise_sd__", "eps_spent__"}: always 0 (nothing is clipped,
+  // out-of-range rows are refused), σ_d = σ‖η(θ′) − η(θ)‖ of this iteration's noisy log ratio
+  // (0 when no release was made), the spend.
   // τ·n^α = σ/Δ of every release.
   double noise_multiplier() const { return multiplier_; }
 
  private:
   void setup();
+  // Algorithm 3, steps 1–2.
+  AcceptDecision noisy_test(const NoisyMove& move, Rng& rng, std::span<double> columns) override;
+  void on_init() override;
+  void on_accept() override;
 
   const ExpFamModel& model_;
   DpPenaltyExpFamConfig config_;
-  int dim_ = 0;
   double multiplier_ = 0.0;
-  Vec scale_, theta_, proposal_;
-  Vec eta_;  // η(θ) and A(θ) of the current state
-  double log_partition_ = 0.0;
-  double log_prior_ = 0.0;
-  bool initialised_ = false;
+  Vec eta_, eta_new_;  // η(θ) of the current state and of the tested θ′
+  double log_partition_ = 0.0, log_partition_new_ = 0.0;  // A(θ), A(θ′)
 };
 
 }  // namespace dpmcmc

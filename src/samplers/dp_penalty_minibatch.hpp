@@ -19,8 +19,8 @@
 // τ keeps the thesis' meaning (σ² = τc², noise multiplier √τ; reference-configs.md "τ here
 // multiplies c²"), unlike the full-data penalty's τn^α, so the presets' values apply unchanged.
 //
-// Proposals that need no release (prior −∞, non-finite θ′, zero step) are handled as in
-// DpPenaltyKernel, without touching the data.
+// Proposals that need no release (prior −∞, non-finite θ′, zero step) are handled by the shared
+// skeleton (samplers/private_mh_kernel.hpp), without touching the data.
 #pragma once
 
 #include <cstddef>
@@ -33,7 +33,7 @@
 #include "models/model.hpp"
 #include "privacy/private_data.hpp"
 #include "samplers/penalty_proposal.hpp"
-#include "samplers/private_kernel.hpp"
+#include "samplers/private_mh_kernel.hpp"
 
 namespace dpmcmc {
 
@@ -49,7 +49,7 @@ struct DpPenaltyMinibatchConfig {
   PenaltyProposal proposal = PenaltyProposal::full;
 };
 
-class DpPenaltyMinibatchKernel final : public PrivateKernel {
+class DpPenaltyMinibatchKernel final : public PrivateMhKernel {
  public:
   // ConfigError naming the parameter unless τ and L are finite and > 0, 1 ≤ b ≤ n (naming
   // --batch and n) and the scale is valid (finite, > 0, size 1 or dim). `model` supplies dim
@@ -59,31 +59,19 @@ class DpPenaltyMinibatchKernel final : public PrivateKernel {
                            DpPenaltyMinibatchConfig config);
 
   std::string name() const override { return penalty_minibatch_sampler_name(config_.proposal); }
-  int dim() const override { return dim_; }
-  // {"clip_frac__", "noise_sd__", "eps_spent__"}: the share of the batch's rows clipped, σ of
-  // the release (0 when none was made), the spend callback's value (NaN when unset). σ_b² is
-  // not a column: it is a function of the private batch that is never released on its own.
-  std::vector<std::string> extra_columns() const override;
-  std::vector<std::string> publishable_columns() const override;
-
-  void init(const Vec& theta0) override;
-  // lp__ is NaN: a private kernel never sees the exact log density.
-  TransitionInfo transition(Rng& rng, std::span<double> extras) override;
-  const Vec& position() const override { return theta_; }
+  // Columns {"clip_frac__", "noise_sd__", "eps_spent__"}: the share of the batch's rows clipped
+  // (curator-only), σ of the release (0 when none was made), the spend. σ_b² is not a column: it
+  // is a function of the private batch that is never released on its own.
   // √τ, the noise multiplier σ/c of every release (what the template uses).
   double noise_multiplier() const { return multiplier_; }
-  const Vec& directions() const { return direction_; }
 
  private:
   void setup();
+  // Steps 2–3 of the box above.
+  AcceptDecision noisy_test(const NoisyMove& move, Rng& rng, std::span<double> columns) override;
 
-  const Model& model_;
   DpPenaltyMinibatchConfig config_;
-  int dim_ = 0;
   double multiplier_ = 0.0;
-  Vec scale_, theta_, proposal_, direction_;
-  double log_prior_ = 0.0;
-  bool initialised_ = false;
 };
 
 }  // namespace dpmcmc
