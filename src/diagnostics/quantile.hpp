@@ -22,7 +22,7 @@ Vec quantiles(const Eigen::Ref<const Mat>& draws, const Vec& probs);
 // with 1 − p evaluated in double precision as boost does (so for S = 4000, p = 0.95 gives
 // k = ⌈200.0000000000002⌉ = 201, i.e. x_(3800)). k is clamped to [1, S] (boost returns NaN
 // outside its cache). Reproduces the 5%, 50%, 95% columns of the fixture
-// shared/fixtures/stan-bernoulli/stansummary-2.35.csv exactly, which type 7 does not.
+// tests/fixtures/stan-bernoulli/stansummary-2.35.csv exactly, which type 7 does not.
 double stansummary_quantile(const Eigen::Ref<const Mat>& draws, double p);
 
 }  // namespace dpmcmc

@@ -1,6 +1,6 @@
 // Built-in model presets: the synthetic problems of the reference papers with their published
 // settings (002_673c6a5269ae2454.txt Table 5.1 and Section 5.2; 000_24953f9f9db06b85.txt
-// Section 4; /work/shared/reference-configs.md).
+// Section 4; the hyperparameters the papers' authors ran).
 //
 // Rules a preset makes explicit:
 // - Data: the dataset of a preset under user seed s is

@@ -15,8 +15,8 @@
 //
 // One transition from θ (algorithm stream: the proposal and the accept uniform of noisy
 // branches; everything touching rows is PrivateData::fastmh_release, on the noise stream):
-//   1. θ′ = θ + s ⊙ z; if p(θ′) = 0, reject with no release (the shared skeleton,
-//      samplers/private_mh_kernel.hpp; θ′ = θ is accepted there without a release too);
+//   1. θ′ = θ + s ⊙ z; if p(θ′) = 0 or is NaN, reject with no release; if θ′ = θ, accept with
+//      no release (the shared skeleton, samplers/private_mh_kernel.hpp);
 //   2. M = M(θ, θ′); if M = 0 the likelihood cannot change: accept by the prior ratio;
 //   3. release: B ~ Poisson(λ + C̄M); minibatch iff B < K (unless full_batch), noisy Y − σ²/2
 //      (or the free branch's decision); one approximate_dp event "fastmh";
@@ -61,8 +61,7 @@ class DpFastMhKernel final : public PrivateMhKernel {
  public:
   // ConfigError naming the option unless λ > 0, K ≥ 1, ε > 0, δ ∈ (0, 1), the scale is valid,
   // the model implements RatioBound and c̄ > 0. `model` must outlive the kernel (and `data` in
-  // the borrowing form). Rows with c_i > c̄ are refused (DataError) at the first transition, or
-  // at construction when check_rows is true (the default).
+  // the borrowing form). Rows with c_i > c̄ are refused (DataError) at the first release.
   DpFastMhKernel(const Model& model, PrivateData& data, DpFastMhConfig config);
   DpFastMhKernel(const Model& model, std::unique_ptr<PrivateData> data, DpFastMhConfig config);
 

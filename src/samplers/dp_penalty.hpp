@@ -85,6 +85,7 @@ class DpPenaltyKernel final : public PrivateMhKernel {
   std::string name() const override { return penalty_sampler_name(config_.proposal); }
   // Columns {"clip_frac__", "noise_sd__", "eps_spent__"}: the share of rows clipped in this
   // iteration's release (curator-only), σ of the release (0 when none was made), the spend.
+
   // τ·n^α, the noise multiplier σ/Δ of every release (what the planner's template uses).
   double noise_multiplier() const { return multiplier_; }
 

@@ -66,6 +66,7 @@ class DpPenaltyExpFamKernel final : public PrivateMhKernel {
   // Columns {"clip_frac__", "noise_sd__", "eps_spent__"}: always 0 (nothing is clipped,
   // out-of-range rows are refused), σ_d = σ‖η(θ′) − η(θ)‖ of this iteration's noisy log ratio
   // (0 when no release was made), the spend.
+
   // τ·n^α = σ/Δ of every release.
   double noise_multiplier() const { return multiplier_; }
 

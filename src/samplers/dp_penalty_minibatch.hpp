@@ -62,6 +62,7 @@ class DpPenaltyMinibatchKernel final : public PrivateMhKernel {
   // Columns {"clip_frac__", "noise_sd__", "eps_spent__"}: the share of the batch's rows clipped
   // (curator-only), σ of the release (0 when none was made), the spend. σ_b² is not a column: it
   // is a function of the private batch that is never released on its own.
+
   // √τ, the noise multiplier σ/c of every release (what the template uses).
   double noise_multiplier() const { return multiplier_; }
 

@@ -44,8 +44,8 @@ void PrivateMhKernel::init(const Vec& theta0) {
   log_prior_ = start_log_prior(model_, theta0, model_.dim(), name());
   theta_ = theta0;
   direction_.setOnes();
+  on_init();  // before the kernel counts as initialised: it may throw
   initialised_ = true;
-  on_init();
 }
 
 TransitionInfo PrivateMhKernel::transition(Rng& rng, std::span<double> extras) {
@@ -72,15 +72,20 @@ TransitionInfo PrivateMhKernel::transition(Rng& rng, std::span<double> extras) {
     d = {false, 0.0};  // 2. impossible under the public prior: rejected without a release
     for (int i = 0; i < shape_.test_uniforms; ++i) rng.uniform_pos();
   } else if (move.step_norm == 0.0) {
-    d = {true, 1.0};  // 3. θ′ = θ: nothing to test, nothing to release
+    // 3. A zero step: nothing to test, nothing to release. θ is kept as it is (θ′ differs from it
+    // only when the step's norm underflowed, below ~1e-162, where keeping θ is the same move).
     for (int i = 0; i < shape_.test_uniforms; ++i) rng.uniform_pos();
+    info.accept_stat = 1.0;  // accepted: a GWMH direction is kept
+    info.accepted = true;
+    extras[own] = spent();
+    return info;
   } else {
     d = noisy_test({theta_, proposal_, move.step_norm, lp_new - log_prior_}, rng, columns);
-    if (d.accept) on_accept();
   }
 
   info.accept_stat = d.accept_stat;
   if (d.accept) {
+    on_accept();
     theta_.swap(proposal_);
     log_prior_ = lp_new;
     info.accepted = true;

@@ -8,13 +8,14 @@
 //   1. propose θ′ from the algorithm stream;
 //   2. θ′ not finite, or log p(θ′) = −∞ or NaN: rejected without a release (the prior is public,
 //      so this is post-processing and costs no privacy);
-//   3. θ′ = θ (‖θ′ − θ‖₂ = 0, also when the norm of a step below ~1e-154 underflows): accepted
-//      without a release — the state after it is θ whatever a test would say, and a GWMH
-//      direction is kept;
-//   4. otherwise the test, with the public log prior ratio.
+//   3. θ′ = θ (‖θ′ − θ‖₂ = 0): accepted without a release and θ kept — the state after it is θ
+//      whatever a test would say — and a GWMH direction is kept. (A step whose norm underflows,
+//      below ~1e-162, counts as zero: θ is kept.)
+//   4. otherwise the test, with the public log prior ratio log p(θ′) − log p(θ).
 // Branches 2 and 3 draw the uniforms the test would have drawn, so that the position of the
-// (public) algorithm stream never depends on the branch: runs on neighbouring datasets with the
-// same seed stay aligned, as the leak scan (tests/cli/leak_scan_test.cpp) requires.
+// algorithm stream never depends on the branch (as accept_rule.hpp's rules do): the draws of a
+// chain are a function of the seed and of the tests' outcomes only, and chains on neighbouring
+// datasets with the same seed stay coupled until a test decides differently.
 //
 // Draw columns: the test's own (`MhShape::columns`, zero unless the test writes them) and then
 // eps_spent__, the chain's spend so far (PrivateKernel's callback).
@@ -85,7 +86,7 @@ class PrivateMhKernel : public PrivateKernel {
   virtual AcceptDecision noisy_test(const NoisyMove& move, Rng& rng, std::span<double> columns) = 0;
   // Called by init() after θ0 is checked and set (e.g. to cache a function of θ).
   virtual void on_init() {}
-  // Called when a tested move is accepted, before θ becomes θ′.
+  // Called when a tested move (branch 4) is accepted, before θ becomes θ′.
   virtual void on_accept() {}
 
  private:

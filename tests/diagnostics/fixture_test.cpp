@@ -30,7 +30,7 @@
 namespace dpmcmc {
 namespace {
 
-const std::string kDir = std::string(DPMCMC_SHARED_DIR) + "/fixtures/stan-bernoulli/";
+const std::string kDir = std::string(DPMCMC_FIXTURES_DIR) + "/stan-bernoulli/";
 
 // The draws × chains matrix of one column of bern1..4.csv.
 Mat fixture_column(const std::string& name) {

@@ -16,7 +16,7 @@
 namespace dpmcmc {
 namespace {
 
-const std::string kDir = std::string(DPMCMC_SHARED_DIR) + "/fixtures/stan-bernoulli/";
+const std::string kDir = std::string(DPMCMC_FIXTURES_DIR) + "/stan-bernoulli/";
 
 struct Fixture {
   std::vector<std::string> names;

@@ -15,7 +15,7 @@
 namespace dpmcmc {
 namespace {
 
-const std::string kBern1 = std::string(DPMCMC_SHARED_DIR) + "/fixtures/stan-bernoulli/bern1.csv";
+const std::string kBern1 = std::string(DPMCMC_FIXTURES_DIR) + "/stan-bernoulli/bern1.csv";
 
 StanCsv parse(const std::string& text) {
   std::istringstream in(text);

@@ -17,15 +17,18 @@
 namespace dpmcmc {
 namespace {
 
-// A Gaussian model whose prior is 0 where θ₀ > 1 (a public support restriction).
+// A Gaussian model whose prior is 0 where θ₀ > 1 (a public support restriction) and, standing
+// for a model's bug, NaN where θ₁ > 3.
 class HalfSupportModel final : public GaussianModel {
  public:
   HalfSupportModel()
       : GaussianModel(Vec::Zero(2), Mat::Identity(2, 2) * 100.0, Mat::Identity(2, 2), 1.0) {}
   double log_prior(const Vec& theta) const override {
+    if (theta[1] > 3.0) return std::numeric_limits<double>::quiet_NaN();
     return theta[0] > 1.0 ? -std::numeric_limits<double>::infinity()
                           : GaussianModel::log_prior(theta);
   }
+  static bool outside(const Vec& theta) { return theta[0] > 1.0 || theta[1] > 3.0; }
 };
 
 // A test that releases one clipped log-likelihood-ratio sum, draws `uniforms` uniforms and
@@ -84,7 +87,7 @@ TEST(PrivateMhKernel, BranchesDrawTheSameFromTheAlgorithmStream) {
   for (const int uniforms : {0, 1, 2}) {
     Fixture f;
     // sd 2 from θ₀ = 0.5: about 40% of proposals fall outside the support (θ₀′ > 1); the
-    // test keeps θ₀ in [0, 1].
+    // test keeps θ₀ in [0, 1]. θ₁ walks freely, into the NaN region at times.
     ScriptedKernel k(f.model, *f.pd, PenaltyProposal::full, uniforms, {true, false}, 2.0);
     k.init(Vec::Constant(2, 0.5));
     Rng rng = make_rng(5, 0);
@@ -99,7 +102,7 @@ TEST(PrivateMhKernel, BranchesDrawTheSameFromTheAlgorithmStream) {
       for (int j = 0; j < 2; ++j) proposed[j] += 2.0 * replay.normal();
       for (int i = 0; i < uniforms; ++i) replay.uniform_pos();
       ASSERT_EQ(replay.uniform_pos(), rng.uniform_pos()) << "iteration " << it;
-      if (proposed[0] > 1.0) {
+      if (HalfSupportModel::outside(proposed)) {
         ++outside;
         EXPECT_EQ(k.tests, tests_before);
         EXPECT_FALSE(info.accepted);
@@ -127,25 +130,32 @@ TEST(PrivateMhKernel, BranchesDrawTheSameFromTheAlgorithmStream) {
   }
 }
 
-// θ′ = θ (a step whose every component underflows against θ) is accepted without a test.
+// θ′ = θ (a step whose every component underflows against θ) is accepted without a test: no
+// release, no on_accept(), θ kept, and the test's uniforms drawn.
 TEST(PrivateMhKernel, ZeroStepIsAcceptedWithoutARelease) {
-  Fixture f;
-  ScriptedKernel k(f.model, *f.pd, PenaltyProposal::full, 1, {false}, 1e-300);
-  k.init(Vec::Constant(2, 0.5));
-  Rng rng = make_rng(6, 0);
-  std::vector<double> extras(3);
-  for (int it = 0; it < 20; ++it) {
-    const TransitionInfo info = k.transition(rng, extras);
-    EXPECT_TRUE(info.accepted);
-    EXPECT_EQ(info.accept_stat, 1.0);
+  for (const int uniforms : {0, 1, 2}) {
+    Fixture f;
+    ScriptedKernel k(f.model, *f.pd, PenaltyProposal::full, uniforms, {false}, 1e-300);
+    k.init(Vec::Constant(2, 0.5));
+    Rng rng = make_rng(6, 0);
+    std::vector<double> extras(3);
+    for (int it = 0; it < 20; ++it) {
+      Rng replay = rng;
+      const TransitionInfo info = k.transition(rng, extras);
+      for (int j = 0; j < 2; ++j) replay.normal();
+      for (int i = 0; i < uniforms; ++i) replay.uniform_pos();
+      ASSERT_EQ(replay.uniform_pos(), rng.uniform_pos()) << "iteration " << it;
+      EXPECT_TRUE(info.accepted);
+      EXPECT_EQ(info.accept_stat, 1.0);
+    }
+    EXPECT_EQ(k.tests, 0);
+    EXPECT_EQ(k.accepts, 0);
+    EXPECT_EQ(f.log.releases(), 0U);
+    EXPECT_EQ(k.position(), Vec::Constant(2, 0.5));
   }
-  EXPECT_EQ(k.tests, 0);
-  EXPECT_EQ(f.log.releases(), 0U);
-  EXPECT_EQ(k.position(), Vec::Constant(2, 0.5));
 }
 
-// GWMH: a tested reject flips the moved component's direction, an accept keeps it; a move
-// rejected by the prior is a reject too (Gustafson's walk turns at the support's edge).
+// GWMH: a tested reject flips the moved component's direction, an accept keeps it.
 TEST(PrivateMhKernel, GuidedWalkFlipsTheDirectionOnReject) {
   Fixture f;
   ScriptedKernel k(f.model, *f.pd, PenaltyProposal::guided_walk, 1, {true, false, false}, 0.01);

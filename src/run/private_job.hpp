@@ -1,0 +1,57 @@
+// The private part of a sampling job (DESIGN.md §1): check the budget, plan the run's iterations
+// with the certified accountants, give each chain its allowance and its noise stream from the
+// secret key, and build kernels that reach the data only through their chain's PrivateData (or an
+// OwnerGroup of one PrivateData per data owner). The job (sample_job.cpp) runs the chains and
+// reports; the releases are in `logs`.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
+
+#include "core/noise_key.hpp"
+#include "data/dataset.hpp"
+#include "models/presets.hpp"
+#include "privacy/event_log.hpp"
+#include "run/private_plan.hpp"
+#include "run/private_samplers.hpp"
+#include "run/run_config.hpp"
+#include "run/runner.hpp"
+#include "run/sample_job.hpp"
+
+namespace dpmcmc {
+
+struct PrivateJob {
+  explicit PrivateJob(NoiseKey key) : noise_key(std::move(key)) {}
+
+  NoiseKey noise_key;  // the secret key of the chains' noise streams (never written)
+  PrivateSamplerSetup setup;
+  PrivateRunPlan plan;
+  std::vector<std::vector<EventLog>> logs;   // per chain, per data owner
+  std::vector<Dataset> shards;               // the owners' rows (empty: a single owner)
+  std::vector<ReleaseAllowance> allowances;  // per chain
+
+  // The releases of every chain merged per owner (owner 1 first; the only one unless shared).
+  std::vector<EventLog> per_owner() const;
+};
+
+// Checks --epsilon, --delta and --warmup-fraction (UsageError naming the option), builds the
+// sampler's setup, plans, sets run.per_chain (warmup, samples) from the plan and reads the noise
+// key (spec.noise_key, else spec.noise_key_file, else a fresh one). Releases nothing.
+PrivateJob prepare_private_job(const SampleSpec& spec, const PrivateSamplerEntry& entry,
+                               const Preset& preset, const Model& model, const Dataset& data,
+                               const nlohmann::json& params, RunConfig& run);
+
+// Chain c's kernel: its PrivateData (or owner group) keyed by (key, seed, chain[, owner]), with
+// its allowance and event logs in `job`, and eps_spent__ metered on owner 1's log at the plan's
+// accountant δ. `job`, `model` and `data` must outlive the factory and its kernels.
+KernelFactory private_kernel_factory(PrivateJob& job, const Model& model, const Dataset& data,
+                                     const RunConfig& run);
+
+// The privacy section of the report: planned vs recorded for owner 1, and with several owners
+// one entry per owner — its rows and its recorded spend by the accountant that certified the
+// plan (each owner's guarantee is about its own rows).
+nlohmann::json owners_privacy_report(const PrivateJob& job, PlanMemo* memo);
+
+}  // namespace dpmcmc
