@@ -9,8 +9,8 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "run/experiment_runner.hpp"
-#include "run/experiment_spec.hpp"
+#include "experiment/experiment_runner.hpp"
+#include "experiment/experiment_spec.hpp"
 
 namespace dpmcmc::cli {
 namespace {

@@ -1,11 +1,11 @@
 // `dpmcmc report RESULTS.csv`: aggregate an experiment's results into an HTML page with plots
-// (gnuplot), a summary CSV and the plot scripts (run/experiment_report.hpp).
+// (gnuplot), a summary CSV and the plot scripts (experiment/experiment_report.hpp).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
-#include "run/experiment_report.hpp"
+#include "experiment/experiment_report.hpp"
 
 namespace dpmcmc::cli {
 

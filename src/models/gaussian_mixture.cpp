@@ -2,13 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <cmath>
 #include <cstdint>
-#include <deque>
-#include <future>
 #include <limits>
-#include <mutex>
 #include <numbers>
 #include <string>
 
@@ -136,57 +132,19 @@ Box2d GaussianMixtureModel::support() const {
   return {-p_.theta_bound1, p_.theta_bound1, -p_.theta_bound2, p_.theta_bound2};
 }
 
-namespace {
-
-using GridFuture = std::shared_future<std::shared_ptr<const GridPosterior>>;
-
-struct GridCacheEntry {
-  std::uint64_t id;
-  std::array<double, 7> params;
-  Mat x;
-  GridFuture grid;
-};
-
-std::array<double, 7> params_key(const GaussianMixtureModel::Params& p) {
-  return {p.sigma_x2,   p.prior_var1,   p.prior_var2,  p.temperature,
-          p.data_range, p.theta_bound1, p.theta_bound2};
-}
-
-std::mutex grid_cache_mutex;
-std::deque<GridCacheEntry> grid_cache;  // oldest first
-std::uint64_t grid_cache_next_id = 0;
-
-}  // namespace
-
 std::shared_ptr<const GridPosterior> GaussianMixtureModel::grid_reference(
     const Dataset& data) const {
   model_checks::dataset(kName, 1, data.x.cols());
-  const auto key = params_key(p_);
-  std::promise<std::shared_ptr<const GridPosterior>> promise;
-  GridFuture future;
-  std::uint64_t id = 0;
-  {
-    const std::lock_guard lock(grid_cache_mutex);
-    for (const auto& e : grid_cache) {
-      if (e.params == key && e.x.rows() == data.x.rows() && e.x == data.x) future = e.grid;
-    }
-    if (future.valid()) return future.get();  // waits if another thread is computing it
-    future = promise.get_future().share();
-    id = grid_cache_next_id++;
-    grid_cache.push_back({id, key, data.x, future});
-    if (grid_cache.size() > kGridCacheEntries) grid_cache.pop_front();
-  }
-  // Computed outside the lock, so that other data sets are not held up.
-  try {
-    promise.set_value(std::make_shared<const GridPosterior>(
-        adaptive_grid_posterior(*this, data, support(), AdaptiveGridOptions{})));
-  } catch (...) {
-    promise.set_exception(std::current_exception());
-    // A failed computation is not kept: a later call tries again (and fails the same way).
-    const std::lock_guard lock(grid_cache_mutex);
-    std::erase_if(grid_cache, [&](const GridCacheEntry& e) { return e.id == id; });
-  }
-  return future.get();
+  const std::vector<double> key = {p_.sigma_x2,   p_.prior_var1,   p_.prior_var2,  p_.temperature,
+                                   p_.data_range, p_.theta_bound1, p_.theta_bound2};
+  return references_->get(key, data.x, [&] {
+    return std::make_shared<const GridPosterior>(
+        adaptive_grid_posterior(*this, data, support(), AdaptiveGridOptions{}));
+  });
+}
+
+void GaussianMixtureModel::share_reference_cache(std::shared_ptr<ReferenceCache> cache) {
+  if (cache) references_ = std::move(cache);
 }
 
 Mat GaussianMixtureModel::sample_posterior(const Dataset& data, std::size_t draws, Rng& rng) const {

@@ -36,9 +36,9 @@
 // models/adaptive_grid.hpp over the prior's box (outside which the posterior is zero), with its
 // default resolution (32² coarse cells, then 100² fine cells around the mass). At N = 50 000 rows
 // that is ≈ 11 000 evaluations of the whole data set, ≈ 10 s on the development machine, so
-// grids are cached process-wide, keyed on the model's parameters and the data values
-// themselves: a run asks twice (starting deviation, MMD reference), and every cell of an
-// experiment repeat builds its own model on the same data.
+// grids are kept in the model's ReferenceCache (models/reference_cache.hpp), keyed on the
+// model's parameters and the data values themselves: a run asks twice (starting deviation, MMD
+// reference), and an experiment hands one cache to the models of all its cells.
 #pragma once
 
 #include <memory>
@@ -46,6 +46,7 @@
 #include "models/grid_posterior.hpp"
 #include "models/model.hpp"
 #include "models/ratio_bound.hpp"
+#include "models/reference_cache.hpp"
 
 namespace dpmcmc {
 
@@ -92,9 +93,9 @@ class GaussianMixtureModel : public Model, public RatioBound {
   // `draws` draws from the grid reference (see above); grid_reference(data).sample(draws, rng).
   Mat sample_posterior(const Dataset& data, std::size_t draws, Rng& rng) const override;
   // The grid reference posterior given `data`: computed once per (parameters, data) and kept in
-  // a process-wide cache of the last kGridCacheEntries; thread-safe (concurrent callers with the
-  // same data wait for one computation).
+  // the model's reference cache (its own, or one shared with share_reference_cache).
   std::shared_ptr<const GridPosterior> grid_reference(const Dataset& data) const;
+  void share_reference_cache(std::shared_ptr<ReferenceCache> cache) override;
   // The prior's box [−a1, a1] × [−a2, a2].
   Box2d support() const;
 
@@ -117,13 +118,8 @@ class GaussianMixtureModel : public Model, public RatioBound {
   Params p_;
   double lik_const_;    // −log(2 √(2π σx²)): the ½ weights and the normal constant
   double prior_const_;  // −log of the truncated prior's normaliser
+  // Grid references (shared by the copies of this model, and with whoever shares a cache).
+  std::shared_ptr<ReferenceCache> references_ = std::make_shared<ReferenceCache>();
 };
-
-// Data sets whose grid reference GaussianMixtureModel keeps (≈ 0.6 MB each at N = 50 000). An
-// experiment runs its cells sampler → ε → repeat, so consecutive cells cycle through one data set
-// per repeat: the cache must hold at least the spec's repeats, or a first-in-first-out cache
-// misses on every cell (measured: 10 repeats against 8 entries recomputed the ≈ 10 s grid in
-// every cell of experiments/fastmh.json).
-inline constexpr std::size_t kGridCacheEntries = 32;
 
 }  // namespace dpmcmc

@@ -1,4 +1,4 @@
-// The Model interface (DESIGN.md §3). A model knows its parameters, its prior, and how to
+// The Model interface (docs/architecture.md). A model knows its parameters, its prior, and how to
 // evaluate the per-row log-likelihood and its gradient on *blocks* of rows, so that kernels can
 // vectorise and fuse evaluate + clip + sum. Per-row quantities are untempered; the tempering
 // factor T multiplies the likelihood part of the log posterior:
@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@
 #include "data/dataset.hpp"
 
 namespace dpmcmc {
+
+class ReferenceCache;
 
 class Model {
  public:
@@ -53,6 +56,10 @@ class Model {
   // `draws` independent draws (rows of the result, draws × dim) from the tempered posterior given
   // `data`. Throws SoftwareError when has_exact_posterior() is false.
   virtual Mat sample_posterior(const Dataset& data, std::size_t draws, Rng& rng) const;
+  // Models whose exact reference takes long to compute keep it in a ReferenceCache
+  // (models/reference_cache.hpp), their own by default; a caller that builds several instances on
+  // the same data hands them one cache here. The others ignore it.
+  virtual void share_reference_cache(std::shared_ptr<ReferenceCache> /*cache*/) {}
 };
 
 }  // namespace dpmcmc

@@ -213,6 +213,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   check_sampler_keys(spec.sampler, spec.overrides);
   const Preset& preset = find_preset(spec.preset);
   const auto model = preset.make_model();
+  model->share_reference_cache(spec.reference_cache);
   const std::uint64_t data_seed = spec.data_seed.value_or(spec.run.seed);
   const JobData data = job_data(spec, preset, *model, data_seed);
   const json params = sampler_params(preset, spec.sampler, spec.overrides);

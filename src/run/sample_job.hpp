@@ -16,6 +16,7 @@
 #include "diagnostics/mmd.hpp"
 #include "diagnostics/summary.hpp"
 #include "models/presets.hpp"
+#include "models/reference_cache.hpp"
 #include "run/private_plan.hpp"
 #include "run/run_config.hpp"
 #include "run/runner.hpp"
@@ -41,6 +42,9 @@ struct SampleSpec {
   // Memo of plans and composed ε shared with other runs that repeat them (an experiment's
   // cells); null: computed for this run alone.
   std::shared_ptr<PlanMemo> plan_memo;
+  // Exact-posterior references shared with other runs on the same data (an experiment's cells;
+  // models/reference_cache.hpp); null: the model's own.
+  std::shared_ptr<ReferenceCache> reference_cache;
   bool init_given = false;  // run.init set by the user; else the preset's Section 5.2 rule
   std::filesystem::path out_dir = "out";
   // false: no chain CSVs, only report.json (the diagnostics and metrics use the draws in memory,

@@ -247,12 +247,17 @@ TEST(Presets, MixtureFastMhExactDrawsMatchABruteForceGrid) {
     EXPECT_NEAR(dmean(k), mean(k), 5 * se + 0.01) << k;
     EXPECT_NEAR(dcov(k, k), cov(k, k), 5 * 2 * cov(k, k) * std::sqrt(2.0 / 20000) + 0.01) << k;
   }
-  // The grid is cached: a second call reuses it (same object), also from another instance of
-  // the model; another data set gets its own.
+  // The grid is kept in the model's cache: a second call reuses it (same object); another
+  // instance has its own cache unless it is handed this one; another data set gets its own grid.
   const auto g1 = m.grid_reference(data);
   EXPECT_EQ(g1.get(), m.grid_reference(data).get());
+  const auto shared = std::make_shared<ReferenceCache>();
+  model->share_reference_cache(shared);
+  const auto g2 = m.grid_reference(data);  // computed again, now in the shared cache
+  EXPECT_NE(g1.get(), g2.get());
   const auto again = p.make_model();
-  EXPECT_EQ(g1.get(), dynamic_cast<const GaussianMixtureModel&>(*again).grid_reference(data).get());
+  again->share_reference_cache(shared);
+  EXPECT_EQ(g2.get(), dynamic_cast<const GaussianMixtureModel&>(*again).grid_reference(data).get());
   const Dataset other = simulate_preset(p, *model, 13, 2500);
   EXPECT_NE(g1.get(), m.grid_reference(other).get());
   // The fine box holds all but a negligible mass of the brute-force grid: its cells outside the

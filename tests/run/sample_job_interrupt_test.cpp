@@ -1,6 +1,6 @@
 // An interrupted sampling job (RunConfig::stop set): `dpmcmc sample` still summarises what it
 // drew and writes a report marked "interrupted"; with SampleSpec::diagnose_incomplete = false
-// (the experiment runner's setting, run/experiment_cell.cpp) the job returns right after
+// (the experiment runner's setting, experiment/experiment_cell.cpp) the job returns right after
 // sampling, with no summary, no metric and no report.json.
 #include <gtest/gtest.h>
 

@@ -12,8 +12,8 @@
 
 #include "core/error.hpp"
 #include "io/html_text.hpp"
-#include "run/experiment_report.hpp"
-#include "run/results_csv.hpp"
+#include "experiment/experiment_report.hpp"
+#include "experiment/results_csv.hpp"
 
 namespace dpmcmc {
 namespace {

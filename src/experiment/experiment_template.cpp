@@ -1,4 +1,4 @@
-#include "run/experiment_template.hpp"
+#include "experiment/experiment_template.hpp"
 
 #include "privacy/iteration_templates.hpp"
 #include "run/private_samplers.hpp"

@@ -12,7 +12,7 @@
 #include "core/rng.hpp"
 #include "diagnostics/histogram_kl.hpp"
 #include "models/presets.hpp"
-#include "run/experiment_runner.hpp"
+#include "experiment/experiment_runner.hpp"
 #include "run/sample_job.hpp"
 
 namespace dpmcmc {

@@ -1,4 +1,4 @@
-// One cell of an experiment (run/experiment_runner.hpp): a sampling job or an accounting table,
+// One cell of an experiment (experiment/experiment_runner.hpp): a sampling job or an accounting table,
 // turned into result rows.
 #include <fmt/format.h>
 
@@ -7,10 +7,10 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "experiment/experiment_runner.hpp"
+#include "experiment/experiment_template.hpp"
 #include "io/run_report.hpp"
 #include "privacy/account_rows.hpp"
-#include "run/experiment_runner.hpp"
-#include "run/experiment_template.hpp"
 #include "run/sample_job.hpp"
 #include "run/sampler_params.hpp"
 
@@ -85,6 +85,7 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   s.seed_given = true;
   if (c.epsilon) s.noise_key = shared.noise_key;
   s.plan_memo = shared.plan_memo;
+  s.reference_cache = shared.references;
   s.run.warmup = c.sampler.warmup.value_or(spec.warmup);
   s.run.samples = c.sampler.samples.value_or(spec.samples);
   s.run.threads = 1;  // the experiment runs cells in parallel instead

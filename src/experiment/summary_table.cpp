@@ -1,4 +1,4 @@
-#include "run/summary_table.hpp"
+#include "experiment/summary_table.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "run/results_csv.hpp"
+#include "experiment/results_csv.hpp"
 
 namespace dpmcmc {
 namespace {

@@ -1,4 +1,4 @@
-#include "run/experiment_spec.hpp"
+#include "experiment/experiment_spec.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,7 +17,7 @@
 #include "io/run_report.hpp"
 #include "models/presets.hpp"
 #include "privacy/accountants.hpp"
-#include "run/experiment_template.hpp"
+#include "experiment/experiment_template.hpp"
 #include "run/private_samplers.hpp"
 #include "run/sample_job.hpp"
 #include "run/sampler_params.hpp"

@@ -1,5 +1,5 @@
-// Runs an experiment spec (run/experiment_spec.hpp) cell by cell into OUT/results.csv
-// (run/results_csv.hpp), in parallel, resumable:
+// Runs an experiment spec (experiment/experiment_spec.hpp) cell by cell into OUT/results.csv
+// (experiment/results_csv.hpp), in parallel, resumable:
 //
 // * Cells. sample: (model, sampler, ε, repeat) for private samplers, (model, sampler, repeat)
 //   for non-private ones (ε = NA); account: (model, sampler, ε), one row per accountant. With a
@@ -40,9 +40,10 @@
 #include <vector>
 
 #include "core/noise_key.hpp"
-#include "run/experiment_spec.hpp"
+#include "experiment/experiment_spec.hpp"
+#include "experiment/results_csv.hpp"
+#include "models/reference_cache.hpp"
 #include "run/private_plan.hpp"
-#include "run/results_csv.hpp"
 
 namespace dpmcmc {
 
@@ -135,10 +136,12 @@ std::filesystem::path cell_dir(const std::filesystem::path& out_dir, const Exper
 // `draw_files` as ExperimentOptions::draw_files.
 // What the cells of one experiment run share: `noise_key` keys the private cells' noise (the
 // runner loads the spec's noise_key_file once; without one each cell draws a fresh key), and
-// `plan_memo` keeps the plans and composed ε that every repeat of a cell recomputes.
+// `plan_memo` keeps the plans and composed ε that every repeat of a cell recomputes, and
+// `references` the exact-posterior references of the models of all cells on the same data.
 struct CellShared {
   std::shared_ptr<const NoiseKey> noise_key;
   std::shared_ptr<PlanMemo> plan_memo = std::make_shared<PlanMemo>();
+  std::shared_ptr<ReferenceCache> references = std::make_shared<ReferenceCache>();
 };
 std::optional<std::vector<ResultRow>> run_experiment_cell(
     const ExperimentSpec& spec, const ExperimentCell& cell, const std::filesystem::path& out_dir,

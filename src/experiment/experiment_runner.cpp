@@ -1,4 +1,4 @@
-#include "run/experiment_runner.hpp"
+#include "experiment/experiment_runner.hpp"
 
 #include <fnmatch.h>
 

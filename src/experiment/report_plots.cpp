@@ -1,4 +1,4 @@
-#include "run/report_plots.hpp"
+#include "experiment/report_plots.hpp"
 
 #include <fmt/format.h>
 

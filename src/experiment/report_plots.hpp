@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "run/results_summary.hpp"
+#include "experiment/results_summary.hpp"
 
 namespace dpmcmc {
 

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "run/results_summary.hpp"
+#include "experiment/results_summary.hpp"
 
 namespace dpmcmc {
 

@@ -1,4 +1,4 @@
-#include "run/results_csv.hpp"
+#include "experiment/results_csv.hpp"
 
 #include <fmt/format.h>
 
@@ -126,7 +126,7 @@ void ResultRow::set_integer(const std::string& column, std::uint64_t value) {
 }
 
 std::string ResultRow::cell_key() const {
-  // As run/experiment_runner.cpp builds it: the sweep segment only for a swept cell.
+  // As experiment/experiment_runner.cpp builds it: the sweep segment only for a swept cell.
   const std::string swept = text("sweep_param") == kNa
                                 ? std::string()
                                 : "/" + text("sweep_param") + "=" + text("sweep_value");

@@ -1,4 +1,4 @@
-#include "run/experiment_report.hpp"
+#include "experiment/experiment_report.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "data/atomic_file.hpp"
 #include "io/html_text.hpp"
-#include "run/summary_table.hpp"
+#include "experiment/summary_table.hpp"
 
 namespace dpmcmc {
 namespace {

@@ -1,4 +1,4 @@
-// Aggregates an experiment's results (run/results_csv.hpp) for the report: per (model, sampler,
+// Aggregates an experiment's results (experiment/results_csv.hpp) for the report: per (model, sampler,
 // sweep value, ε) the median and interquartile range of the accuracy metric, acceptance rate, clip
 // fractions and iterations over the completed repeats; per (model, sampler template, ε, accountant)
 // the iterations allowed. Quantiles are type 7 (R's and numpy's default, diagnostics/quantile.hpp).
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "run/results_csv.hpp"
+#include "experiment/results_csv.hpp"
 
 namespace dpmcmc {
 

@@ -1,4 +1,4 @@
-#include "run/results_summary.hpp"
+#include "experiment/results_summary.hpp"
 
 #include <fmt/format.h>
 

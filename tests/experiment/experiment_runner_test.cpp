@@ -14,7 +14,7 @@
 #include "../error_message.hpp"
 #include "../results_text.hpp"
 #include "core/error.hpp"
-#include "run/experiment_runner.hpp"
+#include "experiment/experiment_runner.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {

@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "run/experiment_runner.hpp"
-#include "run/experiment_spec.hpp"
-#include "run/results_csv.hpp"
+#include "experiment/experiment_runner.hpp"
+#include "experiment/experiment_spec.hpp"
+#include "experiment/results_csv.hpp"
 
 namespace dpmcmc {
 namespace {

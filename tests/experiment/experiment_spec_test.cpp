@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "run/experiment_spec.hpp"
+#include "experiment/experiment_spec.hpp"
 
 namespace dpmcmc {
 namespace {

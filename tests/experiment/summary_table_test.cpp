@@ -1,6 +1,6 @@
-// The report's Markdown table (run/summary_table.hpp) from a summary built by hand: columns, row
+// The report's Markdown table (experiment/summary_table.hpp) from a summary built by hand: columns, row
 // order, the non-private column, missing cells and the clipped and repeat ranges.
-#include "run/summary_table.hpp"
+#include "experiment/summary_table.hpp"
 
 #include <gtest/gtest.h>
 
