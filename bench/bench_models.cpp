@@ -1,4 +1,4 @@
-// Per-row model kernels over a whole dataset in blocks (DESIGN.md §7), items = rows:
+// Per-row model kernels over a whole dataset in blocks (docs/benchmarks.md), items = rows:
 //   LogLik        log p(x_i | θ) for every row
 //   Ratio         the fused log p(x_i | θ′) − log p(x_i | θ) (the DP penalty's kernel)
 //   RatioClipSum  Σ_i clip(ratio_i, ±c): what one llr_sum release computes before its noise

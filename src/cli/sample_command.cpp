@@ -158,7 +158,7 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
   }
   if (!out.summary.parameters.empty()) fmt::print("{}\n", format_summary(out.summary));
   // A private run's accuracy against the exact posterior and its timings are computed from the
-  // private rows without noise: printed with the curator's label (DESIGN.md §5).
+  // private rows without noise: printed with the curator's label (docs/architecture.md).
   const bool private_run = out.plan.has_value();
   const std::string curator = private_run ? fmt::format("[curator only: {}] ", kCuratorLabel) : "";
   for (const auto& ch : r.chains) {

@@ -1,6 +1,6 @@
-// Errors with a sysexits-style exit code (DESIGN.md §6). Every user-facing failure is thrown as
-// one of these, with a message naming the file, line, column or option and what was expected;
-// the CLI catches them at the top and exits with code().
+// Errors with a sysexits-style exit code (docs/architecture.md). Every user-facing failure is
+// thrown as one of these, with a message naming the file, line, column or option and what was
+// expected; the CLI catches them at the top and exits with code().
 #pragma once
 
 #include <stdexcept>

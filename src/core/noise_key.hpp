@@ -1,4 +1,4 @@
-// The secret noise key (DESIGN.md §4; threat model: docs/user-guide.md, "Who sees what").
+// The secret noise key (docs/architecture.md; threat model: docs/user-guide.md, "Who sees what").
 //
 // Two kinds of randomness are kept apart. The public run seed (--seed, written in every output)
 // drives what the privacy proofs treat as public: proposals, momenta, accept-test uniforms,

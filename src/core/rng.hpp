@@ -1,9 +1,9 @@
-// Random streams (DESIGN.md §4). Each chain owns two independent streams: the public algorithm
-// stream of (seed, chain id) (proposals, momenta, accept-test uniforms, starting points) and the
-// secret privacy noise stream of (noise key, seed, chain id) (the noise of releases and subsample
-// membership; core/noise_key.hpp). The algorithm stream is std::mt19937_64, whose output sequence
-// the C++ standard fixes, seeded through std::seed_seq (also fully specified), so draws are
-// identical on every conforming platform. The noise stream is the ChaCha20 keystream of
+// Random streams (docs/architecture.md). Each chain owns two independent streams: the public
+// algorithm stream of (seed, chain id) (proposals, momenta, accept-test uniforms, starting points)
+// and the secret privacy noise stream of (noise key, seed, chain id) (the noise of releases and
+// subsample membership; core/noise_key.hpp). The algorithm stream is std::mt19937_64, whose output
+// sequence the C++ standard fixes, seeded through std::seed_seq (also fully specified), so draws
+// are identical on every conforming platform. The noise stream is the ChaCha20 keystream of
 // libsodium under a key derived from the secret noise key: nothing public determines it.
 //
 // Variates are computed here rather than with <random> distributions, whose algorithms the

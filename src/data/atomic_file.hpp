@@ -1,8 +1,8 @@
-// Output files that never look complete before they are (DESIGN.md §5–6). Everything is written
-// to a temporary name beside the target (same directory, hence same file system) and renamed to
-// the final name only on commit(); rename(2) is atomic, so a reader sees either no file or the
-// whole file, never a half-written one under the final name. The data are fsync'ed before the
-// rename so that after a crash the final name cannot point at a file whose blocks never reached
+// Output files that never look complete before they are (docs/architecture.md). Everything is
+// written to a temporary name beside the target (same directory, hence same file system) and
+// renamed to the final name only on commit(); rename(2) is atomic, so a reader sees either no file
+// or the whole file, never a half-written one under the final name. The data are fsync'ed before
+// the rename so that after a crash the final name cannot point at a file whose blocks never reached
 // the disk.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Loading a numeric dataset from CSV (DESIGN.md §6: validate every input at the boundary).
+// Loading a numeric dataset from CSV (docs/architecture.md: validate every input at the boundary).
 //
 // Format: the first line that is not a comment is the header naming the columns; every further
 // line is one row of numbers separated by commas. Lines whose first non-blank character is '#'

@@ -9,7 +9,7 @@
 // each sample, pair them up, and take the median of the paired distances ‖a_k − b_k‖, k = 1…s.
 // The thesis uses s = 50. Its published code computes sqrt(Σ_k ‖a_k − b_k‖²) over all pairs
 // instead (the norm of the whole difference matrix, a single number whose "median" is itself),
-// which grows like √s; we follow the text, as DESIGN.md asks (math, not code).
+// which grows like √s; we follow the text (the mathematics, not the papers' code).
 //
 // Reported value: the thesis' code (the ITE toolbox's BDMMD_UStat) returns sqrt(|MMD²_u|), the
 // square root of the absolute value of the unbiased estimate, so a negative estimate (which

@@ -1,5 +1,5 @@
-// One cell of an experiment (experiment/experiment_runner.hpp): a sampling job or an accounting table,
-// turned into result rows.
+// One cell of an experiment (experiment/experiment_runner.hpp): a sampling job or an accounting
+// table, turned into result rows.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -10,8 +10,8 @@
 
 #include "core/error.hpp"
 #include "data/atomic_file.hpp"
-#include "io/html_text.hpp"
 #include "experiment/summary_table.hpp"
+#include "io/html_text.hpp"
 
 namespace dpmcmc {
 namespace {

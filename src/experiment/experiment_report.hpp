@@ -1,8 +1,8 @@
 // `dpmcmc report`: from an experiment's results CSV to a self-contained HTML page, the figures
 // (PNG and SVG, with their gnuplot scripts and data), the aggregated table as CSV and the wide
 // table of medians against ε as Markdown (experiment/summary_table.hpp). Every
-// number shown is computed from the CSV (experiment/results_summary.hpp); the configuration shown is
-// the spec.json the runner wrote beside the CSV, when present.
+// number shown is computed from the CSV (experiment/results_summary.hpp); the configuration shown
+// is the spec.json the runner wrote beside the CSV, when present.
 #pragma once
 
 #include <filesystem>

@@ -14,10 +14,10 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "experiment/experiment_template.hpp"
 #include "io/run_report.hpp"
 #include "models/presets.hpp"
 #include "privacy/accountants.hpp"
-#include "experiment/experiment_template.hpp"
 #include "run/private_samplers.hpp"
 #include "run/sample_job.hpp"
 #include "run/sampler_params.hpp"

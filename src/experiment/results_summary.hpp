@@ -1,9 +1,9 @@
-// Aggregates an experiment's results (experiment/results_csv.hpp) for the report: per (model, sampler,
-// sweep value, ε) the median and interquartile range of the accuracy metric, acceptance rate, clip
-// fractions and iterations over the completed repeats; per (model, sampler template, ε, accountant)
-// the iterations allowed. Quantiles are type 7 (R's and numpy's default, diagnostics/quantile.hpp).
-// The accuracy metric of a model is the MMD when any of its rows has one, else the distance of
-// the mean (the circle has no exact posterior sampler, so no MMD).
+// Aggregates an experiment's results (experiment/results_csv.hpp) for the report: per (model,
+// sampler, sweep value, ε) the median and interquartile range of the accuracy metric, acceptance
+// rate, clip fractions and iterations over the completed repeats; per (model, sampler template, ε,
+// accountant) the iterations allowed. Quantiles are type 7 (R's and numpy's default,
+// diagnostics/quantile.hpp). The accuracy metric of a model is the MMD when any of its rows has
+// one, else the distance of the mean (the circle has no exact posterior sampler, so no MMD).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The JSON run report beside the draws (DESIGN.md §5): configuration, seeds, planned and
+// The JSON run report beside the draws (docs/architecture.md): configuration, seeds, planned and
 // recorded privacy spend, rates, timings, diagnostics. The document itself is built by the
 // runner; this file writes it safely and converts our types into JSON.
 //

@@ -1,4 +1,5 @@
-// Reader of Stan CSV files (CmdStan's output format, which dpmcmc also writes; DESIGN.md §5):
+// Reader of Stan CSV files (CmdStan's output format, which dpmcmc also writes;
+// docs/architecture.md):
 //
 //   # key = value            configuration comments before the header, nested by indentation
 //   lp__,accept_stat__,theta header line of column names

@@ -1,4 +1,4 @@
-// The draws of one chain as a Stan CSV file (DESIGN.md §5), readable by ArviZ from_cmdstan,
+// The draws of one chain as a Stan CSV file (docs/architecture.md), readable by ArviZ from_cmdstan,
 // CmdStan's stansummary and our own stan_csv_reader.
 //
 // Layout, as CmdStan writes it (comments only where Stan puts them):
@@ -72,7 +72,7 @@ struct StanCsvLayout {
   std::vector<std::string> param_names;
   // Stan's "Elapsed Time" block at the end. Off for a private run's published draws: how long a
   // run took can depend on its private rows (batch sizes, data-dependent work), so its timings
-  // go to the curator's files (DESIGN.md §5).
+  // go to the curator's files (docs/architecture.md).
   bool write_timing = true;
 };
 

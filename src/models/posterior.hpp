@@ -1,6 +1,6 @@
 // The exact (non-private) log posterior of a model given a dataset: the target of the
 // non-private baselines (RWMH, HMC). Private samplers never use it: they reach the data only
-// through privacy/PrivateData releases (DESIGN.md §1).
+// through privacy/PrivateData releases (docs/architecture.md).
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
-// Accountants (DESIGN.md §3): compose a list of privacy events into a privacy profile, which
-// answers ε(δ) and δ(ε). Every accountant states what its answer is: a certified upper bound
+// Accountants (docs/architecture.md): compose a list of privacy events into a privacy profile,
+// which answers ε(δ) and δ(ε). Every accountant states what its answer is: a certified upper bound
 // (what dpmcmc certifies), a lower bound (a sanity check: no certified bound may be below it), or
 // an estimate.
 #pragma once

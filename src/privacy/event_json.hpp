@@ -1,5 +1,5 @@
-// JSON (de)serialisation of privacy events for the run report (DESIGN.md §5) and for event lists
-// given to `dpmcmc account`. An event is an object, e.g.
+// JSON (de)serialisation of privacy events for the run report (docs/architecture.md) and for event
+// lists given to `dpmcmc account`. An event is an object, e.g.
 //   {"mechanism": "gaussian", "relation": "substitute", "sensitivity": 1, "noise_sd": 31.6,
 //    "noise_multiplier": 31.6, "count": 100000, "label": "llr_sum"}
 //   {"mechanism": "subsampled_gaussian", "sampling": "poisson", "sampling_rate": 0.01, ...}

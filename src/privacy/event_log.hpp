@@ -1,7 +1,7 @@
-// The run's privacy event log (DESIGN.md §1): every release appends a PrivacyEvent; accountants
-// compose the log after the run (the *recorded* spend). A sampler appends one or a few events per
-// iteration, so identical releases are merged into one entry with a count — 10⁶ iterations of DP
-// HMC stay two entries instead of 10⁷.
+// The run's privacy event log (docs/architecture.md): every release appends a PrivacyEvent;
+// accountants compose the log after the run (the *recorded* spend). A sampler appends one or a few
+// events per iteration, so identical releases are merged into one entry with a count — 10⁶
+// iterations of DP HMC stay two entries instead of 10⁷.
 //
 // Merging rule. Two events merge when mechanism, sampling, sampling rate q, neighbouring
 // relation, label (and ε, δ for approximate_dp) are equal and their noise multipliers σ/Δ agree

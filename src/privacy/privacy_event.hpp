@@ -1,4 +1,4 @@
-// Privacy events (DESIGN.md §1): plain data describing one release (or `count` identical
+// Privacy events (docs/architecture.md): plain data describing one release (or `count` identical
 // releases) of a mechanism. Accountants interpret lists of events; they never trust a formula
 // about what a sampler "should" have done.
 #pragma once

@@ -1,5 +1,5 @@
-// PrivateData: the only door to private rows (DESIGN.md §1). A private sampler never sees the
-// dataset; it asks for *releases* — noisy, clipped sums — and each release
+// PrivateData: the only door to private rows (docs/architecture.md). A private sampler never sees
+// the dataset; it asks for *releases* — noisy, clipped sums — and each release
 //   * draws its noise from the chain's privacy noise stream (ChaCha20, core/rng.hpp, keyed by the
 //     secret noise key): the released sum rounded to a power-of-two grid plus an exact discrete
 //     Gaussian (grid_noise.hpp; DP Barker's data-dependent variance: barker_grid.hpp), never a

@@ -1,8 +1,8 @@
-// The releases a chain may make, keyed by their calibration (DESIGN.md §1): the plan certifies a
-// spend for k iterations of a template of events (iteration_templates.hpp, …), so each planned
-// release is a slot holding the template's event — mechanism, noise multiplier σ/Δ, sampling and
-// rate, relation, (ε, δ) for approximate-DP kinds, optionally the largest sensitivity — and how
-// many releases of it are left. A release is admitted only by a slot of its kind whose
+// The releases a chain may make, keyed by their calibration (docs/architecture.md): the plan
+// certifies a spend for k iterations of a template of events (iteration_templates.hpp, …), so each
+// planned release is a slot holding the template's event — mechanism, noise multiplier σ/Δ,
+// sampling and rate, relation, (ε, δ) for approximate-DP kinds, optionally the largest sensitivity
+// — and how many releases of it are left. A release is admitted only by a slot of its kind whose
 // calibration it matches at least as privately:
 //   * same mechanism, sampling, relation and (to 1e-12 relative) the same sampling rate — the
 //     accountant's bound for one rate or relation says nothing about another;

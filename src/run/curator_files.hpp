@@ -1,7 +1,7 @@
-// The curator's side of the publication boundary (DESIGN.md §5; issue #23). A private run writes
-// what may be published under --out DIR: θ draws, columns that are functions of released (noisy)
-// values, the configuration without secrets, the planned and recorded spend. Everything computed
-// from the private rows without noise — clip counts, secret batch sizes, timings, accuracy
+// The curator's side of the publication boundary (docs/architecture.md; issue #23). A private run
+// writes what may be published under --out DIR: θ draws, columns that are functions of released
+// (noisy) values, the configuration without secrets, the planned and recorded spend. Everything
+// computed from the private rows without noise — clip counts, secret batch sizes, timings, accuracy
 // against the exact posterior — goes to the curator directory DIR.curator/ (mode 0700), each file
 // of which says so on its first line.
 #pragma once

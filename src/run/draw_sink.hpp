@@ -1,7 +1,7 @@
-// Output callbacks of the chain runner (DESIGN.md §2, Stan's callbacks): one DrawSink per chain
-// receives the column names, the kept draws and the chain's end. The base class does nothing, so
-// a sink overrides only what it needs; the CSV / JSON writers of io/ are adapted to it by the CLI.
-// A sink is called from the worker thread running its chain only (never concurrently with
+// Output callbacks of the chain runner (docs/architecture.md, Stan's callbacks): one DrawSink per
+// chain receives the column names, the kept draws and the chain's end. The base class does nothing,
+// so a sink overrides only what it needs; the CSV / JSON writers of io/ are adapted to it by the
+// CLI. A sink is called from the worker thread running its chain only (never concurrently with
 // itself), so it needs no locking unless it shares state with other sinks.
 #pragma once
 

@@ -1,8 +1,8 @@
-// The private part of a sampling job (DESIGN.md §1): check the budget, plan the run's iterations
-// with the certified accountants, give each chain its allowance and its noise stream from the
-// secret key, and build kernels that reach the data only through their chain's PrivateData (or an
-// OwnerGroup of one PrivateData per data owner). The job (sample_job.cpp) runs the chains and
-// reports; the releases are in `logs`.
+// The private part of a sampling job (docs/architecture.md): check the budget, plan the run's
+// iterations with the certified accountants, give each chain its allowance and its noise stream
+// from the secret key, and build kernels that reach the data only through their chain's PrivateData
+// (or an OwnerGroup of one PrivateData per data owner). The job (sample_job.cpp) runs the chains
+// and reports; the releases are in `logs`.
 #pragma once
 
 #include <cstddef>

@@ -1,8 +1,8 @@
-// Planning a private run and reporting its spend (DESIGN.md §1, issue "Private data access…"):
-// before the run, the planner turns the budget and the sampler's per-iteration release template
-// into iterations per chain (the M chains share one budget); after it, the spend is composed
-// again from the events the releases actually recorded, with every applicable accountant, and
-// the report shows planned beside recorded.
+// Planning a private run and reporting its spend (docs/architecture.md, issue "Private data
+// access…"): before the run, the planner turns the budget and the sampler's per-iteration release
+// template into iterations per chain (the M chains share one budget); after it, the spend is
+// composed again from the events the releases actually recorded, with every applicable accountant,
+// and the report shows planned beside recorded.
 #pragma once
 
 #include <cstdint>

@@ -91,87 +91,105 @@ void validate(const RunConfig& config) {
   }
 }
 
-void run_one_chain(ChainJob& job, const RunConfig& config, const std::vector<std::string>& columns,
-                   int extras, StopState& stop) {
-  const auto t0 = Clock::now();
-  ChainResult& r = job.result;
-  DrawSink null_sink;
-  DrawSink& sink = job.sink ? *job.sink : null_sink;
-  Kernel& kernel = *job.kernel;
-  const int dim = kernel.dim();
-  const auto ncols = static_cast<Eigen::Index>(columns.size());
-  std::size_t rows_written = 0;
-  bool started = false;
-
-  try {
-    sink.header(columns);
-    if (stop.requested()) {
-      r.status = ChainStatus::interrupted;
-    } else {
-      r.start = starting_point(config.init, dim, config.init.seed.value_or(config.seed), job.id,
-                               job.index);
-      kernel.init(r.start);
-      started = true;
-      Rng rng = make_rng(config.seed, static_cast<std::uint64_t>(job.id));
-      std::vector<double> row(columns.size());
-      const std::span<double> extra_span(row.data() + 2, static_cast<std::size_t>(extras));
-      r.warmup_draws.resize(config.save_warmup
-                                ? static_cast<Eigen::Index>(kept_rows(job.plan.warmup, config.thin))
-                                : 0,
-                            ncols);
-      r.draws.resize(static_cast<Eigen::Index>(kept_rows(job.plan.samples, config.thin)), ncols);
-      Eigen::Index warmup_rows = 0, sample_rows = 0;
-
-      // Runs one phase; returns false when the chain must stop.
-      auto phase = [&](bool warmup) {
-        const std::size_t n = warmup ? job.plan.warmup : job.plan.samples;
-        std::size_t& done = warmup ? r.warmup_done : r.samples_done;
-        std::size_t& accepted = warmup ? r.warmup_accepted : r.samples_accepted;
-        Mat& store = warmup ? r.warmup_draws : r.draws;
-        Eigen::Index& stored = warmup ? warmup_rows : sample_rows;
-        const bool keep = !warmup || config.save_warmup;
-        for (std::size_t i = 0; i < n; ++i) {
-          if (stop.requested()) {
-            r.status = ChainStatus::interrupted;
-            return false;
-          }
-          if (kernel.exhausted()) {
-            r.status = ChainStatus::budget_exhausted;
-            return false;
-          }
-          const TransitionInfo info = kernel.transition(rng, extra_span);
-          ++done;
-          if (info.accepted) ++accepted;
-          job.done.fetch_add(1, std::memory_order_relaxed);
-          if (keep && i % config.thin == 0) {
-            row[0] = info.log_density;
-            row[1] = info.accept_stat;
-            const Vec& theta = kernel.position();
-            std::copy(theta.data(), theta.data() + dim, row.begin() + 2 + extras);
-            store.row(stored++) = Eigen::Map<const Eigen::RowVectorXd>(row.data(), ncols);
-            sink.row(row);
-            ++rows_written;
-          }
-        }
-        return true;
-      };
-
-      if (phase(true)) {
-        sink.end_warmup();
-        if (phase(false)) r.status = ChainStatus::completed;
-      }
-      r.warmup_draws.conservativeResize(warmup_rows, ncols);
-      r.draws.conservativeResize(sample_rows, ncols);
-    }
-  } catch (const std::exception& e) {
-    r.status = ChainStatus::failed;
-    r.message = e.what();
-    job.error = std::current_exception();
-    stop.failure.store(true);
+// One chain's transitions, phase by phase: the kernel, its algorithm stream, the row buffer and
+// the draws kept in memory and written to the sink.
+class ChainLoop {
+ public:
+  ChainLoop(ChainJob& job, const RunConfig& config, std::size_t columns, int extras, DrawSink& sink,
+            StopState& stop)
+      : job_(job),
+        config_(config),
+        r_(job.result),
+        kernel_(*job.kernel),
+        sink_(sink),
+        stop_(stop),
+        rng_(make_rng(config.seed, static_cast<std::uint64_t>(job.id))),
+        row_(columns),
+        extras_(row_.data() + 2, static_cast<std::size_t>(extras)) {
+    const auto ncols = static_cast<Eigen::Index>(columns);
+    r_.warmup_draws.resize(
+        config.save_warmup ? static_cast<Eigen::Index>(kept_rows(job.plan.warmup, config.thin)) : 0,
+        ncols);
+    r_.draws.resize(static_cast<Eigen::Index>(kept_rows(job.plan.samples, config.thin)), ncols);
   }
-  if (started) r.final_position = kernel.position();
-  r.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
 
+  // Warmup, then sampling; sets the chain's status unless it stopped with an exception.
+  void run() {
+    if (phase(true)) {
+      sink_.end_warmup();
+      if (phase(false)) r_.status = ChainStatus::completed;
+    }
+    trim();
+  }
+  // Shrinks the kept draws to the rows stored (also after an exception).
+  void trim() {
+    r_.warmup_draws.conservativeResize(warmup_rows_, r_.warmup_draws.cols());
+    r_.draws.conservativeResize(sample_rows_, r_.draws.cols());
+  }
+  std::size_t rows_written() const { return rows_written_; }
+
+ private:
+  // Runs one phase; returns false when the chain must stop (interrupt or exhausted budget).
+  bool phase(bool warmup) {
+    const std::size_t n = warmup ? job_.plan.warmup : job_.plan.samples;
+    std::size_t& done = warmup ? r_.warmup_done : r_.samples_done;
+    std::size_t& accepted = warmup ? r_.warmup_accepted : r_.samples_accepted;
+    const bool keep = !warmup || config_.save_warmup;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (stop_.requested()) {
+        r_.status = ChainStatus::interrupted;
+        return false;
+      }
+      if (kernel_.exhausted()) {
+        r_.status = ChainStatus::budget_exhausted;
+        return false;
+      }
+      const TransitionInfo info = kernel_.transition(rng_, extras_);
+      ++done;
+      if (info.accepted) ++accepted;
+      job_.done.fetch_add(1, std::memory_order_relaxed);
+      if (keep && i % config_.thin == 0) keep_row(info, warmup);
+    }
+    return true;
+  }
+
+  void keep_row(const TransitionInfo& info, bool warmup) {
+    row_[0] = info.log_density;
+    row_[1] = info.accept_stat;
+    const Vec& theta = kernel_.position();
+    std::copy(theta.data(), theta.data() + theta.size(),
+              row_.begin() + 2 + static_cast<std::ptrdiff_t>(extras_.size()));
+    Mat& store = warmup ? r_.warmup_draws : r_.draws;
+    Eigen::Index& stored = warmup ? warmup_rows_ : sample_rows_;
+    store.row(stored++) =
+        Eigen::Map<const Eigen::RowVectorXd>(row_.data(), static_cast<Eigen::Index>(row_.size()));
+    sink_.row(row_);
+    ++rows_written_;
+  }
+
+  ChainJob& job_;
+  const RunConfig& config_;
+  ChainResult& r_;
+  Kernel& kernel_;
+  DrawSink& sink_;
+  StopState& stop_;
+  Rng rng_;
+  std::vector<double> row_;
+  std::span<double> extras_;
+  Eigen::Index warmup_rows_ = 0, sample_rows_ = 0;
+  std::size_t rows_written_ = 0;
+};
+
+// Records a chain's exception: the chain failed, and the others are asked to stop.
+void fail(ChainJob& job, StopState& stop, const std::exception& e) {
+  job.result.status = ChainStatus::failed;
+  job.result.message = e.what();
+  job.error = std::current_exception();
+  stop.failure.store(true);
+}
+
+ChainEnd chain_end(const ChainJob& job, std::size_t rows_written) {
+  const ChainResult& r = job.result;
   ChainEnd end;
   end.chain = job.id;
   end.status = r.status;
@@ -182,15 +200,46 @@ void run_one_chain(ChainJob& job, const RunConfig& config, const std::vector<std
   end.rows_written = rows_written;
   end.wall_seconds = r.wall_seconds;
   end.message = r.message;
+  return end;
+}
+
+void run_one_chain(ChainJob& job, const RunConfig& config, const std::vector<std::string>& columns,
+                   int extras, StopState& stop) {
+  const auto t0 = Clock::now();
+  ChainResult& r = job.result;
+  DrawSink null_sink;
+  DrawSink& sink = job.sink ? *job.sink : null_sink;
+  Kernel& kernel = *job.kernel;
+  std::size_t rows_written = 0;
+  bool started = false;
   try {
-    sink.finish(end);
-  } catch (const std::exception& e) {
-    if (!job.error) {
-      r.status = ChainStatus::failed;
-      r.message = e.what();
-      job.error = std::current_exception();
-      stop.failure.store(true);
+    sink.header(columns);
+    if (stop.requested()) {
+      r.status = ChainStatus::interrupted;
+    } else {
+      r.start = starting_point(config.init, kernel.dim(), config.init.seed.value_or(config.seed),
+                               job.id, job.index);
+      kernel.init(r.start);
+      started = true;
+      ChainLoop loop(job, config, columns.size(), extras, sink, stop);
+      try {
+        loop.run();
+      } catch (...) {
+        loop.trim();
+        rows_written = loop.rows_written();
+        throw;
+      }
+      rows_written = loop.rows_written();
     }
+  } catch (const std::exception& e) {
+    fail(job, stop, e);
+  }
+  if (started) r.final_position = kernel.position();
+  r.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  try {
+    sink.finish(chain_end(job, rows_written));
+  } catch (const std::exception& e) {
+    if (!job.error) fail(job, stop, e);
   }
 }
 
@@ -220,13 +269,13 @@ void run_one_chain(ChainJob& job, const RunConfig& config, const std::vector<std
 
 }  // namespace
 
-RunResult run_chains(const KernelFactory& kernels, const std::vector<std::string>& param_names,
-                     const RunConfig& config, const RunCallbacks& callbacks) {
-  const auto t0 = Clock::now();
-  validate(config);
-  if (!kernels) throw SoftwareError("run_chains: no kernel factory");
+namespace {
 
-  // Build every chain's kernel and sink on this thread, in chain order.
+// Every chain's job, its kernel built on this thread in chain order; the kernels must agree on
+// the dimension and the columns, and the parameter names on the dimension.
+std::vector<std::unique_ptr<ChainJob>> build_jobs(const KernelFactory& kernels,
+                                                  const std::vector<std::string>& param_names,
+                                                  const RunConfig& config) {
   std::vector<std::unique_ptr<ChainJob>> jobs;
   for (int i = 0; i < config.chains; ++i) {
     auto job = std::make_unique<ChainJob>();
@@ -243,40 +292,25 @@ RunResult run_chains(const KernelFactory& kernels, const std::vector<std::string
     jobs.push_back(std::move(job));
   }
   const Kernel& first = *jobs.front()->kernel;
-  const int dim = first.dim();
-  const std::vector<std::string> extra = first.extra_columns();
   for (const auto& job : jobs) {
-    if (job->kernel->dim() != dim || job->kernel->extra_columns() != extra) {
+    if (job->kernel->dim() != first.dim() ||
+        job->kernel->extra_columns() != first.extra_columns()) {
       throw SoftwareError("kernel factory built chains with different dimensions or columns");
     }
   }
-  if (param_names.size() != static_cast<std::size_t>(dim)) {
+  if (param_names.size() != static_cast<std::size_t>(first.dim())) {
     throw SoftwareError(fmt::format("run_chains: {} parameter names for a kernel of dimension {}",
-                                    param_names.size(), dim));
+                                    param_names.size(), first.dim()));
   }
-  validate_init(config.init, dim, config.chains);
-  if (callbacks.make_sink) {
-    for (auto& job : jobs) job->sink = callbacks.make_sink(job->id);
-  }
+  return jobs;
+}
 
-  RunResult result;
-  result.columns = {"lp__", "accept_stat__"};
-  result.columns.insert(result.columns.end(), extra.begin(), extra.end());
-  result.first_param_column = static_cast<int>(result.columns.size());
-  result.columns.insert(result.columns.end(), param_names.begin(), param_names.end());
-  result.seed = config.seed;
-  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  result.threads = std::min(config.threads == 0 ? cores : config.threads, config.chains);
-
+// Runs the jobs on `threads` worker threads (fewer if some cannot start) while this thread draws
+// the progress line; returns the number of threads that ran.
+int run_jobs(std::vector<std::unique_ptr<ChainJob>>& jobs, const RunConfig& config,
+             const std::vector<std::string>& columns, int extras, int threads, StopState& stop) {
   std::size_t planned = 0;
   for (const auto& job : jobs) planned += job->plan.warmup + job->plan.samples;
-
-  StopState stop;
-  stop.watch_sigint = config.handle_sigint;
-  stop.external = config.stop;
-  std::optional<InterruptGuard> guard;
-  if (config.handle_sigint) guard.emplace();
-
   std::atomic<int> next{0};
   std::atomic<int> finished{0};
   std::mutex mutex;
@@ -285,8 +319,7 @@ RunResult run_chains(const KernelFactory& kernels, const std::vector<std::string
     for (;;) {
       const int i = next.fetch_add(1);
       if (i >= config.chains) return;
-      run_one_chain(*jobs[static_cast<std::size_t>(i)], config, result.columns,
-                    static_cast<int>(extra.size()), stop);
+      run_one_chain(*jobs[static_cast<std::size_t>(i)], config, columns, extras, stop);
       {
         std::lock_guard lock(mutex);
         finished.fetch_add(1);
@@ -296,14 +329,11 @@ RunResult run_chains(const KernelFactory& kernels, const std::vector<std::string
   };
   std::vector<std::thread> pool;
   try {
-    for (int t = 0; t < result.threads; ++t) pool.emplace_back(worker);
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
   } catch (const std::system_error& e) {
     // Could not start a thread: run with those already started, or fail cleanly if none.
     if (pool.empty()) throw SoftwareError(std::string("cannot start a worker thread: ") + e.what());
   }
-  result.threads = static_cast<int>(pool.size());
-
-  // This thread draws the progress line (if any) while the workers run.
   std::optional<ProgressLine> progress;
   if (progress_enabled(config.progress)) progress.emplace(stderr, planned, config.chains);
   auto total_done = [&] {
@@ -319,13 +349,48 @@ RunResult run_chains(const KernelFactory& kernels, const std::vector<std::string
     }
   }
   for (auto& t : pool) t.join();
-  guard.reset();
+  bool interrupted = false;
+  for (const auto& job : jobs) interrupted |= job->result.status == ChainStatus::interrupted;
+  if (progress) progress->finish(total_done(), finished.load(), interrupted);
+  return static_cast<int>(pool.size());
+}
 
+}  // namespace
+
+RunResult run_chains(const KernelFactory& kernels, const std::vector<std::string>& param_names,
+                     const RunConfig& config, const RunCallbacks& callbacks) {
+  const auto t0 = Clock::now();
+  validate(config);
+  if (!kernels) throw SoftwareError("run_chains: no kernel factory");
+  std::vector<std::unique_ptr<ChainJob>> jobs = build_jobs(kernels, param_names, config);
+  const std::vector<std::string> extra = jobs.front()->kernel->extra_columns();
+  validate_init(config.init, jobs.front()->kernel->dim(), config.chains);
+  if (callbacks.make_sink) {
+    for (auto& job : jobs) job->sink = callbacks.make_sink(job->id);
+  }
+
+  RunResult result;
+  result.columns = {"lp__", "accept_stat__"};
+  result.columns.insert(result.columns.end(), extra.begin(), extra.end());
+  result.first_param_column = static_cast<int>(result.columns.size());
+  result.columns.insert(result.columns.end(), param_names.begin(), param_names.end());
+  result.seed = config.seed;
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int threads = std::min(config.threads == 0 ? cores : config.threads, config.chains);
+
+  StopState stop;
+  stop.watch_sigint = config.handle_sigint;
+  stop.external = config.stop;
+  {
+    std::optional<InterruptGuard> guard;
+    if (config.handle_sigint) guard.emplace();
+    result.threads =
+        run_jobs(jobs, config, result.columns, static_cast<int>(extra.size()), threads, stop);
+  }
   for (auto& job : jobs) {
     if (job->result.status == ChainStatus::interrupted) result.interrupted = true;
     result.chains.push_back(std::move(job->result));
   }
-  if (progress) progress->finish(total_done(), finished.load(), result.interrupted);
   for (const auto& job : jobs) {
     if (job->error) rethrow_for_chain(job->error, job->id);
   }

@@ -1,5 +1,5 @@
-// The chain runner (DESIGN.md §2–3, issue "Core engine"): builds one kernel per chain through a
-// factory, runs M chains on worker threads with per-chain streams make_rng(seed, chain id),
+// The chain runner (docs/architecture.md, issue "Core engine"): builds one kernel per chain through
+// a factory, runs M chains on worker threads with per-chain streams make_rng(seed, chain id),
 // applies warmup and thinning, feeds each chain's DrawSink and keeps the kept draws in memory.
 // Ctrl-C (or RunConfig::stop) stops all chains at their next iteration; the result then says so.
 //

@@ -27,7 +27,7 @@ using nlohmann::json;
 
 // The kernel's sampler columns, and where each goes: every column of a non-private kernel is
 // published (it keeps no boundary); a private kernel publishes only its publishable_columns(),
-// the others are the curator's (DESIGN.md §5).
+// the others are the curator's (docs/architecture.md).
 struct ColumnSplit {
   std::vector<std::string> all, published, curator;
   std::vector<std::size_t> published_at, curator_at;
@@ -165,6 +165,120 @@ ChainEntries chain_entries(const SampleSpec& spec, const RunResult& result,
   return e;
 }
 
+// The report's "run" section: what the run did and from which seeds (never the noise key itself,
+// only where it came from).
+json run_section(const SampleSpec& spec, const RunConfig& run, int threads, const NoiseKey* key,
+                 std::uint64_t data_seed) {
+  return {{"chains", run.chains},
+          {"warmup", run.warmup},
+          {"samples", run.samples},
+          {"thin", run.thin},
+          {"threads", threads},
+          {"seed", run.seed},
+          {"seed_source", spec.seed_given ? "user" : "os-entropy"},
+          {"noise_key", key != nullptr ? key->describe() : "none (non-private sampler)"},
+          {"data_seed", data_seed},
+          {"init", spec.init_given ? "user" : "preset rule: centre + N(0, I) * spread"},
+          {"init_spread", json_number(run.init.spread)},
+          // null: the starting points come from the run seed.
+          {"init_seed", run.init.seed ? json(*run.init.seed) : json(nullptr)}};
+}
+
+// What the reports of a job are made from.
+struct JobView {
+  const SampleSpec& spec;
+  const Preset& preset;
+  const Model& model;
+  const JobData& data;
+  const json& params;
+  const RunConfig& run;
+  const PrivateJob* priv;  // null for a non-private sampler
+  const ColumnSplit& columns;
+  const std::filesystem::path& curator;
+  const std::vector<std::filesystem::path>& files;
+  std::uint64_t data_seed;
+};
+
+// The summary and accuracy of the kept draws, and the reports: report.json under --out (what may
+// be published) and, for a private run, the curator's report.json.
+void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
+  const SampleSpec& spec = job.spec;
+  const RunConfig& run = job.run;
+  const auto& files = job.files;
+  const auto& columns = job.columns;
+  const auto& curator = job.curator;
+  const PrivateJob* priv = job.priv;
+  const bool private_run = priv != nullptr;
+  // Diagnostics over the kept draws of every chain that kept any.
+  Stopwatch clock;
+  std::vector<std::string> labels;
+  for (std::size_t c = 0; c < files.size(); ++c) {
+    labels.push_back(
+        spec.write_draws
+            ? files[c].string()
+            : fmt::format("chain {}", static_cast<std::size_t>(run.first_chain) + c + 1));
+  }
+  KeptDraws kept = kept_draws(out.run, labels);
+  out.summary = std::move(kept.summary);
+  const json accuracy = sample_accuracy(spec, job.preset, job.model, job.data.data, kept.pooled,
+                                        job.data_seed, run.seed, out);
+  timings.add("diagnostics", clock.seconds());
+
+  ChainEntries chains = chain_entries(spec, out.run, files);
+  out.accuracy = accuracy;
+  // A private run's summary is published for its published columns only; the curator's columns
+  // (clip fractions, batch sizes) are summarised in the curator's report.
+  out.curator_summary = summary_of(out.summary, columns.curator, true);
+  out.summary = summary_of(out.summary, columns.curator, false);
+  out.report = {
+      {"dpmcmc_version", "0.1.0"},
+      {"status", out.run.complete() ? "completed" : "interrupted"},
+      {"command_line", spec.command_line},
+      {"model",
+       {{"preset", job.preset.name}, {"dim", job.model.dim()}, {"source", job.preset.source}}},
+      {"data",
+       {{"source", job.data.source},
+        {"rows", job.data.data.rows()},
+        {"columns", job.data.data.columns}}},
+      {"sampler", {{"name", spec.sampler}, {"params", job.params}}},
+      {"run",
+       run_section(spec, run, out.run.threads, priv ? &priv->noise_key : nullptr, job.data_seed)},
+      // Non-private baselines release nothing under a privacy guarantee: the report says so
+      // rather than leaving the field out.
+      {"privacy", priv ? owners_privacy_report(*priv, spec.plan_memo.get())
+                       : json{{"private", false},
+                              {"note", "non-private sampler: no (epsilon, delta) guarantee"}}},
+      {"chains", chains.chains},
+      {"summary", out.summary.parameters.empty() ? json(nullptr) : summary_json(out.summary)}};
+  if (private_run) {
+    // The boundary (docs/architecture.md): accuracy against the exact posterior, timings and
+    // clip statistics are computed from the private rows without noise.
+    out.report["curator"] = {{"directory", curator.string()},
+                             {"note",
+                              "accuracy, timings and clip statistics are in the curator "
+                              "directory: computed from the private data without noise"}};
+    out.curator = {
+        {"run_report", (spec.out_dir / "report.json").string()},
+        {"noise_key_file",
+         spec.noise_key_file ? json(spec.noise_key_file->string()) : json(nullptr)},
+        {"chains", chains.times},
+        {"columns", out.curator_summary.parameters.empty() ? json(nullptr)
+                                                           : summary_json(out.curator_summary)},
+        {"accuracy", accuracy},
+        {"timings", timings.to_json()}};
+    out.curator_file = curator / "report.json";
+    write_curator_json(out.curator, out.curator_file);
+  } else {
+    for (std::size_t c = 0; c < chains.chains.size(); ++c)
+      chains.chains[c]["wall_seconds"] = chains.times[c]["wall_seconds"];
+    out.report["chains"] = chains.chains;
+    out.report["accuracy"] = accuracy;
+    out.report["timings"] = timings.to_json();
+  }
+  out.report_file = spec.out_dir / "report.json";
+  write_json(out.report, out.report_file);
+}
+
 }  // namespace
 
 KernelFactory kernel_factory(const std::string& sampler, const json& params, const Model& model,
@@ -256,84 +370,9 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   timings.add("sampling", clock.seconds());
   if (!out.run.complete() && !spec.diagnose_incomplete) return out;
 
-  // Diagnostics over the kept draws of every chain that kept any.
-  clock.restart();
-  std::vector<std::string> labels;
-  for (std::size_t c = 0; c < files.size(); ++c) {
-    labels.push_back(
-        spec.write_draws
-            ? files[c].string()
-            : fmt::format("chain {}", static_cast<std::size_t>(run.first_chain) + c + 1));
-  }
-  KeptDraws kept = kept_draws(out.run, labels);
-  out.summary = std::move(kept.summary);
-  const json accuracy =
-      sample_accuracy(spec, preset, *model, data.data, kept.pooled, data_seed, run.seed, out);
-  timings.add("diagnostics", clock.seconds());
-
-  ChainEntries chains = chain_entries(spec, out.run, files);
-  out.accuracy = accuracy;
-  // A private run's summary is published for its published columns only; the curator's columns
-  // (clip fractions, batch sizes) are summarised in the curator's report.
-  const Summary published = summary_of(out.summary, columns.curator, false);
-  out.report = {
-      {"dpmcmc_version", "0.1.0"},
-      {"status", out.run.complete() ? "completed" : "interrupted"},
-      {"command_line", spec.command_line},
-      {"model", {{"preset", preset.name}, {"dim", model->dim()}, {"source", preset.source}}},
-      {"data",
-       {{"source", data.source}, {"rows", data.data.rows()}, {"columns", data.data.columns}}},
-      {"sampler", {{"name", spec.sampler}, {"params", params}}},
-      {"run",
-       {{"chains", run.chains},
-        {"warmup", run.warmup},
-        {"samples", run.samples},
-        {"thin", run.thin},
-        {"threads", out.run.threads},
-        {"seed", run.seed},
-        {"seed_source", spec.seed_given ? "user" : "os-entropy"},
-        {"noise_key", priv ? priv->noise_key.describe() : "none (non-private sampler)"},
-        {"data_seed", data_seed},
-        {"init", spec.init_given ? "user" : "preset rule: centre + N(0, I) * spread"},
-        {"init_spread", json_number(run.init.spread)},
-        // null: the starting points come from the run seed.
-        {"init_seed", run.init.seed ? json(*run.init.seed) : json(nullptr)}}},
-      // Non-private baselines release nothing under a privacy guarantee: the report says so
-      // rather than leaving the field out.
-      {"privacy", priv ? owners_privacy_report(*priv, spec.plan_memo.get())
-                       : json{{"private", false},
-                              {"note", "non-private sampler: no (epsilon, delta) guarantee"}}},
-      {"chains", chains.chains},
-      {"summary", published.parameters.empty() ? json(nullptr) : summary_json(published)}};
-  out.summary = published;
-  if (private_run) {
-    // The boundary (DESIGN.md §5): accuracy against the exact posterior, timings and clip
-    // statistics are computed from the private rows without noise.
-    out.report["curator"] = {{"directory", curator.string()},
-                             {"note",
-                              "accuracy, timings and clip statistics are in the curator "
-                              "directory: computed from the private data without noise"}};
-    const Summary curator_columns = summary_of(out.summary, columns.curator, true);
-    out.curator_summary = curator_columns;
-    out.curator = {{"run_report", (spec.out_dir / "report.json").string()},
-                   {"noise_key_file",
-                    spec.noise_key_file ? json(spec.noise_key_file->string()) : json(nullptr)},
-                   {"chains", chains.times},
-                   {"columns", curator_columns.parameters.empty() ? json(nullptr)
-                                                                  : summary_json(curator_columns)},
-                   {"accuracy", accuracy},
-                   {"timings", timings.to_json()}};
-    out.curator_file = curator / "report.json";
-    write_curator_json(out.curator, out.curator_file);
-  } else {
-    for (std::size_t c = 0; c < chains.chains.size(); ++c)
-      chains.chains[c]["wall_seconds"] = chains.times[c]["wall_seconds"];
-    out.report["chains"] = chains.chains;
-    out.report["accuracy"] = accuracy;
-    out.report["timings"] = timings.to_json();
-  }
-  out.report_file = spec.out_dir / "report.json";
-  write_json(out.report, out.report_file);
+  report_job({spec, preset, *model, data, params, run, priv ? &*priv : nullptr, columns, curator,
+              files, data_seed},
+             timings, out);
   return out;
 }
 

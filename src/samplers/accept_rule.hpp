@@ -1,6 +1,6 @@
 // The accept/reject rule of a Metropolis–Hastings-type kernel, kept as one swappable function
-// (DESIGN.md §2, BlackJAX's shape): RWMH and HMC build a MoveProposal and ask the rule whether to
-// move. The non-private rules live here; the private ones (the penalty test of
+// (docs/architecture.md, BlackJAX's shape): RWMH and HMC build a MoveProposal and ask the rule
+// whether to move. The non-private rules live here; the private ones (the penalty test of
 // 000_24953f9f9db06b85.txt Section 3 / Algorithm 1, DP Barker, TunaMH) plug into the same slot
 // and compute the data part of the ratio through PrivateData releases instead of
 // log_density_from/log_density_to.

@@ -9,12 +9,6 @@
 
 namespace dpmcmc {
 
-namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-}  // namespace
-
 double sg_sensitivity_factor(BatchSampling sampling) {
   return sampling == BatchSampling::poisson ? 1.0 : 2.0;
 }
@@ -72,80 +66,43 @@ std::vector<PrivacyEvent> sg_iteration_template(const BatchSpec& batch, std::siz
   return {e};
 }
 
-DpSgldKernel::DpSgldKernel(const Model& model, PrivateData& data, DpSgldConfig config)
-    : PrivateKernel(data, {{ReleaseKind::grad_batch, 1}}), model_(model), config_(config) {
-  setup();
+namespace {
+
+StochasticGradientKernel::Shape sgld_shape(const DpSgldConfig& c) {
+  return {c.step_size,
+          c.clip,
+          c.batch,
+          [c](std::size_t n, double temperature) {
+            return sgld_noise_multiplier(c.step_size, c.batch, n, temperature, c.clip);
+          },
+          {}};
 }
+
+}  // namespace
+
+DpSgldKernel::DpSgldKernel(const Model& model, PrivateData& data, DpSgldConfig config)
+    : StochasticGradientKernel(model, data, "dp-sgld", sgld_shape(config)),
+      config_(config),
+      next_(Vec::Zero(model.dim())) {}
 
 DpSgldKernel::DpSgldKernel(const Model& model, std::unique_ptr<PrivateData> data,
                            DpSgldConfig config)
-    : PrivateKernel(std::move(data), {{ReleaseKind::grad_batch, 1}}),
-      model_(model),
-      config_(config) {
-  setup();
+    : StochasticGradientKernel(model, std::move(data), "dp-sgld", sgld_shape(config)),
+      config_(config),
+      next_(Vec::Zero(model.dim())) {}
+
+bool DpSgldKernel::step(const Vec& force, Rng& /*rng*/, Vec& theta, std::span<double>) {
+  next_ = theta + (0.5 * config_.step_size) * force;
+  if (!next_.allFinite()) return false;
+  theta.swap(next_);
+  return true;
 }
 
-void DpSgldKernel::setup() {
-  dim_ = model_.dim();
-  const std::size_t n = data().rows();
-  check_sg_options(name(), config_.step_size, config_.clip, config_.batch, n);
-  multiplier_ = sgld_noise_multiplier(config_.step_size, config_.batch, n, data().temperature(),
-                                      config_.clip);
-  check_sg_multiplier(name(), multiplier_);
-  scale_ = static_cast<double>(n) / static_cast<double>(config_.batch.size);
-  theta_ = Vec::Zero(dim_);
-  next_ = Vec::Zero(dim_);
-  prior_grad_ = Vec::Zero(dim_);
-}
-
-std::vector<std::string> DpSgldKernel::extra_columns() const {
-  return {"grad_clip_frac__", "noise_sd__", "batch_size__", "eps_spent__"};
-}
-
-// Clip counts and the batch size stay with the curator.
-std::vector<std::string> DpSgldKernel::publishable_columns() const {
-  return {"noise_sd__", "eps_spent__"};
-}
-
-void DpSgldKernel::init(const Vec& theta0) {
-  start_log_prior(model_, theta0, dim_, name());
-  theta_ = theta0;
-  initialised_ = true;
-}
-
-TransitionInfo DpSgldKernel::transition(Rng& /*rng*/, std::span<double> extras) {
-  if (!initialised_) throw SoftwareError(name() + ": transition() before init()");
-  if (extras.size() < 4) throw SoftwareError(name() + ": fewer than 4 extra columns given");
-
-  // The prior is public: a non-finite prior gradient stops the chain before any release.
-  model_.grad_log_prior(theta_, prior_grad_);
-  if (!prior_grad_.allFinite()) {
-    throw ConfigError(fmt::format(
-        "{}: the log-prior gradient is not finite at the current position; the chain has left "
-        "the prior's support or diverged (reduce --step-size)",
-        name()));
-  }
-  const VectorRelease r = data().grad_sum_batch(theta_, config_.clip, multiplier_, config_.batch);
-  const double half = 0.5 * config_.step_size;
-  next_ = theta_ + half * (prior_grad_ + scale_ * r.value);
-  if (!next_.allFinite()) {
-    throw ConfigError(fmt::format(
-        "{}: the chain diverged (the next position is not finite; the release was recorded); "
-        "reduce --step-size = {} (the Langevin step must satisfy eta * lambda < 4 for the "
-        "largest posterior precision lambda)",
-        name(), config_.step_size));
-  }
-  theta_.swap(next_);
-
-  TransitionInfo info;
-  info.log_density = kNaN;
-  info.accept_stat = 1.0;
-  info.accepted = true;
-  extras[0] = r.rows > 0 ? static_cast<double>(r.clipped) / static_cast<double>(r.rows) : 0.0;
-  extras[1] = r.noise_sd;
-  extras[2] = static_cast<double>(r.rows);
-  extras[3] = spent();
-  return info;
+std::string DpSgldKernel::divergence_advice() const {
+  return fmt::format(
+      "reduce --step-size = {} (the Langevin step must satisfy eta * lambda < 4 for the largest "
+      "posterior precision lambda)",
+      config_.step_size);
 }
 
 }  // namespace dpmcmc

@@ -43,6 +43,8 @@
 // Draw columns: grad_clip_frac__ (clipped share of the batch's rows, 0 for an empty batch),
 // noise_sd__ (σ of the release, in units of the sum, T included), batch_size__ (rows drawn),
 // eps_spent__ (spend callback). lp__ is NaN (private), accept_stat__ is 1 (no accept step).
+// The transition (prior gradient, release, force, divergence) is shared with DP-SGNHT:
+// samplers/stochastic_gradient_kernel.hpp.
 #pragma once
 
 #include <cstddef>
@@ -56,7 +58,7 @@
 #include "privacy/batch_sampling.hpp"
 #include "privacy/privacy_event.hpp"
 #include "privacy/private_data.hpp"
-#include "samplers/private_kernel.hpp"
+#include "samplers/stochastic_gradient_kernel.hpp"
 
 namespace dpmcmc {
 
@@ -93,7 +95,7 @@ struct DpSgldConfig {
   BatchSpec batch{BatchSampling::poisson, 1};
 };
 
-class DpSgldKernel final : public PrivateKernel {
+class DpSgldKernel final : public StochasticGradientKernel {
  public:
   // ConfigError naming the option for a bad η, C, b or multiplier. `model` (dim, prior) must
   // outlive the kernel, and so must `data` in the borrowing form.
@@ -101,28 +103,15 @@ class DpSgldKernel final : public PrivateKernel {
   DpSgldKernel(const Model& model, std::unique_ptr<PrivateData> data, DpSgldConfig config);
 
   std::string name() const override { return "dp-sgld"; }
-  int dim() const override { return dim_; }
-  // {"grad_clip_frac__", "noise_sd__", "batch_size__", "eps_spent__"}.
-  std::vector<std::string> extra_columns() const override;
-  std::vector<std::string> publishable_columns() const override;
-  void init(const Vec& theta0) override;
-  // Uses no algorithm randomness: batch and noise come from the release.
-  TransitionInfo transition(Rng& rng, std::span<double> extras) override;
-  const Vec& position() const override { return theta_; }
-
-  double noise_multiplier() const { return multiplier_; }
   const DpSgldConfig& config() const { return config_; }
 
  private:
-  void setup();
+  // θ ← θ + (η/2)·f. Uses no algorithm randomness: batch and noise come from the release.
+  bool step(const Vec& force, Rng& rng, Vec& theta, std::span<double> columns) override;
+  std::string divergence_advice() const override;
 
-  const Model& model_;
   DpSgldConfig config_;
-  int dim_ = 0;
-  double multiplier_ = 0.0;
-  double scale_ = 0.0;  // n/b
-  Vec theta_, next_, prior_grad_;
-  bool initialised_ = false;
+  Vec next_;
 };
 
 }  // namespace dpmcmc

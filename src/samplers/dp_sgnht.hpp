@@ -40,38 +40,28 @@ struct DpSgnhtConfig {
   BatchSpec batch{BatchSampling::poisson, 1};
 };
 
-class DpSgnhtKernel final : public PrivateKernel {
+class DpSgnhtKernel final : public StochasticGradientKernel {
  public:
   // ConfigError naming the option for a bad h, C, b, A (--thermostat) or multiplier.
   DpSgnhtKernel(const Model& model, PrivateData& data, DpSgnhtConfig config);
   DpSgnhtKernel(const Model& model, std::unique_ptr<PrivateData> data, DpSgnhtConfig config);
 
   std::string name() const override { return "dp-sgnht"; }
-  int dim() const override { return dim_; }
-  // {"grad_clip_frac__", "noise_sd__", "batch_size__", "eps_spent__", "xi__"}.
-  std::vector<std::string> extra_columns() const override;
-  std::vector<std::string> publishable_columns() const override;
-  // Resets ξ = A; the momentum is drawn at the next transition.
-  void init(const Vec& theta0) override;
-  TransitionInfo transition(Rng& rng, std::span<double> extras) override;
-  const Vec& position() const override { return theta_; }
-
-  double noise_multiplier() const { return multiplier_; }
+  // Columns: those of DP-SGLD, then xi__.
   const Vec& momentum() const { return p_; }
   double thermostat() const { return xi_; }
   const DpSgnhtConfig& config() const { return config_; }
 
  private:
-  void setup();
+  // The discretisation above; draws p(0) ~ N(0, I) at the first step after init().
+  bool step(const Vec& force, Rng& rng, Vec& theta, std::span<double> columns) override;
+  std::string divergence_advice() const override;
+  // Resets ξ = A; the momentum is drawn at the next transition.
+  void on_init() override;
 
-  const Model& model_;
   DpSgnhtConfig config_;
-  int dim_ = 0;
-  double multiplier_ = 0.0;
-  double scale_ = 0.0;  // n/b
-  Vec theta_, p_, theta_next_, p_next_, prior_grad_;
+  Vec p_, theta_next_, p_next_;
   double xi_ = 0.0;
-  bool initialised_ = false;
   bool momentum_drawn_ = false;
 };
 

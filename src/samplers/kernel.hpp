@@ -1,5 +1,5 @@
-// The transition-kernel interface (DESIGN.md §2–3, BlackJAX's shape): a kernel is initialised at
-// a position and then advanced one transition at a time with the chain's algorithm stream. A
+// The transition-kernel interface (docs/architecture.md, BlackJAX's shape): a kernel is initialised
+// at a position and then advanced one transition at a time with the chain's algorithm stream. A
 // kernel does no I/O; the runner owns the loop, the streams and the writers. Private kernels hold
 // a PrivateData (privacy/) for their releases, whose noise comes from the chain's noise stream.
 #pragma once
@@ -32,11 +32,11 @@ class Kernel {
   // Names of the sampler-specific draw columns after lp__ and accept_stat__, each ending in
   // "__" (Stan CSV convention), e.g. {"stepsize__", "n_leapfrog__"}.
   virtual std::vector<std::string> extra_columns() const { return {}; }
-  // The extra columns that may be published (DESIGN.md §5): functions of released (noisy) values
-  // and public inputs only. The others — clip counts, secret batch sizes, anything computed from
-  // private rows without noise — go to the curator's files. A non-private kernel has no boundary
-  // to keep (its draws are themselves unprotected), so by default every column is listed; private
-  // kernels must list theirs (PrivateKernel makes this pure).
+  // The extra columns that may be published (docs/architecture.md): functions of released (noisy)
+  // values and public inputs only. The others — clip counts, secret batch sizes, anything computed
+  // from private rows without noise — go to the curator's files. A non-private kernel has no
+  // boundary to keep (its draws are themselves unprotected), so by default every column is listed;
+  // private kernels must list theirs (PrivateKernel makes this pure).
   virtual std::vector<std::string> publishable_columns() const { return extra_columns(); }
 
   // Sets the current position; resets any per-chain state.
@@ -48,7 +48,7 @@ class Kernel {
   // True when the kernel can make no further transition — a private kernel whose privacy budget
   // would be exceeded by one more release. The runner asks before every transition and stops the
   // chain cleanly (keeping its draws, status budget_exhausted) rather than release beyond it
-  // (DESIGN.md §1). Non-private kernels never run out.
+  // (docs/architecture.md). Non-private kernels never run out.
   virtual bool exhausted() const { return false; }
 };
 

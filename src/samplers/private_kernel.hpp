@@ -1,5 +1,5 @@
-// The common part of every private kernel (DESIGN.md §1): it reaches the data only through its
-// chain's data owner — a PrivateData, or an OwnerGroup of several owners (the data-sharing
+// The common part of every private kernel (docs/architecture.md): it reaches the data only through
+// its chain's data owner — a PrivateData, or an OwnerGroup of several owners (the data-sharing
 // penalty, 004_14fb110475802c51.txt Algorithm 2) — which it either borrows (the caller keeps it
 // alive, e.g. a test or a job that reads its counters) or owns; it knows which releases one of its
 // iterations makes, so that it reports exhausted() *before* an iteration whose releases the chain's

@@ -1,5 +1,5 @@
 // Validation shared by the kernels: configuration vectors and starting points. Messages name
-// the option and what was expected (DESIGN.md §6).
+// the option and what was expected (docs/architecture.md).
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // Every kind of bad input the command line handles: the exit code (sysexits) and that the
-// message names the file, line, column or option and what was expected (DESIGN.md §6).
+// message names the file, line, column or option and what was expected (docs/architecture.md).
 #include <gtest/gtest.h>
 
 #include <fstream>

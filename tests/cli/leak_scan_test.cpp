@@ -1,6 +1,6 @@
-// Leak scan of the publication boundary (issue #23; DESIGN.md §5): each private sampler runs on
-// a dataset D and on a neighbour D′ (one row replaced by an extreme value inside the model's
-// declared range) with the same public seed and the same noise key. Then
+// Leak scan of the publication boundary (issue #23; docs/architecture.md): each private sampler
+// runs on a dataset D and on a neighbour D′ (one row replaced by an extreme value inside the
+// model's declared range) with the same public seed and the same noise key. Then
 //   * nothing under --out differs between the two runs except declared DP outputs: the draws of
 //     published columns (θ, accept_stat__, the kernel's publishable columns), their summary, the
 //     acceptance rates, the recorded spend, and the data file's name;

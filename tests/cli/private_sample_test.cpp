@@ -49,6 +49,12 @@ TEST(CliPrivateSample, RecordedSpendEqualsPlannedForEveryAccountant) {
     const std::string curator = slurp(dir / (out.filename().string() + ".curator") / "chain-1.csv");
     EXPECT_EQ(curator.rfind("# computed from the private data without noise", 0), 0u) << sampler;
     EXPECT_NE(curator.find("draw,clip_frac__"), std::string::npos) << sampler;
+    // The curator's report summarises the curator's columns; the published one does not.
+    const auto curator_report =
+        nlohmann::json::parse(slurp(dir / (out.filename().string() + ".curator") / "report.json"));
+    ASSERT_TRUE(curator_report["columns"].is_object()) << sampler << curator_report.dump();
+    EXPECT_NE(curator_report["columns"].dump().find("clip_frac__"), std::string::npos) << sampler;
+    EXPECT_EQ(report["summary"].dump().find("clip_frac__"), std::string::npos) << sampler;
   }
 }
 

@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "io/html_text.hpp"
 #include "experiment/experiment_report.hpp"
 #include "experiment/results_csv.hpp"
+#include "io/html_text.hpp"
 
 namespace dpmcmc {
 namespace {

@@ -1,5 +1,5 @@
-// The report's Markdown table (experiment/summary_table.hpp) from a summary built by hand: columns, row
-// order, the non-private column, missing cells and the clipped and repeat ranges.
+// The report's Markdown table (experiment/summary_table.hpp) from a summary built by hand: columns,
+// row order, the non-private column, missing cells and the clipped and repeat ranges.
 #include "experiment/summary_table.hpp"
 
 #include <gtest/gtest.h>

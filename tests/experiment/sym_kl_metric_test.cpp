@@ -11,8 +11,8 @@
 
 #include "core/rng.hpp"
 #include "diagnostics/histogram_kl.hpp"
-#include "models/presets.hpp"
 #include "experiment/experiment_runner.hpp"
+#include "models/presets.hpp"
 #include "run/sample_job.hpp"
 
 namespace dpmcmc {

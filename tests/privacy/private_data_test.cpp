@@ -1,5 +1,5 @@
-// PrivateData (DESIGN.md §1): every release equals the clipped sum computed independently here
-// plus exactly the noise drawn from the same noise stream; clip counts, events, the allowance
+// PrivateData (docs/architecture.md): every release equals the clipped sum computed independently
+// here plus exactly the noise drawn from the same noise stream; clip counts, events, the allowance
 // and tempering are checked against hand values.
 #include "privacy/private_data.hpp"
 

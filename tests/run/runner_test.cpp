@@ -200,8 +200,8 @@ TEST(Runner, ThinnedChainIsASubsequence) {
   }
 }
 
-// Same seed ⇒ bit-identical draws with 1 or 2 threads (DESIGN.md §4), for RWMH and for HMC with
-// its stream-drawn Halton randomisation; and chain 2 run alone equals chain 2 of the full run.
+// Same seed ⇒ bit-identical draws with 1 or 2 threads (docs/architecture.md), for RWMH and for HMC
+// with its stream-drawn Halton randomisation; and chain 2 run alone equals chain 2 of the full run.
 TEST(Runner, ThreadsDoNotChangeDraws) {
   const auto model = testing::standard_model();
   const Dataset data = testing::standard_data(model);
