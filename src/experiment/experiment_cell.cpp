@@ -62,18 +62,11 @@ std::optional<double> finite(double x) {
   return std::isfinite(x) ? std::optional<double>(x) : std::nullopt;
 }
 
-std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
-                                                  const ExperimentCell& c,
-                                                  const std::filesystem::path& out_dir,
-                                                  const std::atomic<bool>* stop, bool draw_files,
-                                                  const CellShared& shared) {
-  const Preset& preset = find_preset(c.model);
-  const std::size_t n = spec.n.value_or(preset.n);
-  ResultRow row = base_row(spec, c, n);
-  row.set_integer("chains", static_cast<std::uint64_t>(spec.chains));
-  row.set_integer("seed", c.seed);
-  row.set_integer("data_seed", c.data_seed);
-
+// The sampling job of a cell: the spec's settings, the cell's model, sampler, ε and seeds, one
+// thread (the experiment runs cells in parallel instead), and what the cells share.
+SampleSpec cell_sample_spec(const ExperimentSpec& spec, const ExperimentCell& c,
+                            const std::filesystem::path& out_dir, const std::atomic<bool>* stop,
+                            bool draw_files, const CellShared& shared, std::size_t n) {
   SampleSpec s;
   s.preset = c.model;
   s.n = spec.n;
@@ -88,7 +81,7 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   s.reference_cache = shared.references;
   s.run.warmup = c.sampler.warmup.value_or(spec.warmup);
   s.run.samples = c.sampler.samples.value_or(spec.samples);
-  s.run.threads = 1;  // the experiment runs cells in parallel instead
+  s.run.threads = 1;
   s.run.progress = ProgressMode::never;
   s.run.stop = stop;
   if (spec.init.kind == InitRule::Kind::point) {
@@ -102,7 +95,7 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   s.run.init.seed = c.start_seed;
   s.out_dir = cell_dir(out_dir, c);
   s.write_draws = draw_files;
-  s.diagnose_incomplete = false;  // an interrupted cell is discarded below
+  s.diagnose_incomplete = false;  // an interrupted cell is discarded by sample_cell
   s.reference_draws = spec.reference_draws;
   if (c.epsilon) {
     s.epsilon = *c.epsilon;
@@ -111,22 +104,28 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   s.accountants = spec.accountants;
   s.warmup_fraction = spec.warmup_fraction;
   s.command_line = {"dpmcmc", "experiment", spec.file.string(), "cell " + c.key};
+  return s;
+}
 
-  Stopwatch clock;
-  // Constructed in place (the job's outcome is large; no default-construct-then-assign).
-  std::optional<SampleOutcome> result;
-  try {
-    result.emplace(run_sample_job(s));
-  } catch (const Error& e) {
-    row.set("wall_seconds", clock.seconds());
-    row.set("status", "error");
-    row.set("message", e.what());
-    return std::vector<ResultRow>{row};
+// The largest R̂ of the model's parameters (lp__ and the sampler columns are not targets); NA
+// also when some parameter's R̂ is infinite (chains stuck each at its own point): the CSV holds
+// finite numbers, and the largest finite R̂ would hide the infinite one.
+std::optional<double> max_rhat(const SampleOutcome& out) {
+  const std::set<std::string> params(out.run.columns.begin() + out.run.first_param_column,
+                                     out.run.columns.end());
+  double worst = std::nan("");
+  bool infinite = false;
+  for (const auto& p : out.summary.parameters) {
+    if (!params.count(p.name)) continue;
+    if (std::isinf(p.rhat)) infinite = true;
+    if (std::isfinite(p.rhat) && !(p.rhat <= worst)) worst = p.rhat;
   }
-  const SampleOutcome& out = *result;
-  if (!out.run.complete()) return std::nullopt;  // interrupted: recomputed on resume
-  row.set("wall_seconds", clock.seconds());
+  return infinite ? std::nullopt : finite(worst);
+}
 
+// The row's columns from a completed job: iterations, acceptance, clip fractions, the metrics the
+// spec asks for, and the accountant that certified a private run with its recorded ε.
+void record_outcome(const ExperimentSpec& spec, const SampleOutcome& out, ResultRow& row) {
   const auto& chains = out.run.chains;
   row.set_integer("iterations_per_chain",
                   chains.front().warmup_planned + chains.front().samples_planned);
@@ -151,21 +150,7 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
   if (wants(spec, "cov_error") && accuracy.contains("cov_error") &&
       accuracy["cov_error"].is_number())
     row.set("cov_error", finite(accuracy["cov_error"].get<double>()));
-  if (wants(spec, "rhat")) {
-    // The model's parameters only (lp__ and the sampler columns are not targets).
-    const std::set<std::string> params(out.run.columns.begin() + out.run.first_param_column,
-                                       out.run.columns.end());
-    // NA also when some parameter's R̂ is infinite (chains stuck each at its own point): the
-    // CSV holds finite numbers, and the largest finite R̂ would hide the infinite one.
-    double worst = std::nan("");
-    bool infinite = false;
-    for (const auto& p : out.summary.parameters) {
-      if (!params.count(p.name)) continue;
-      if (std::isinf(p.rhat)) infinite = true;
-      if (std::isfinite(p.rhat) && !(p.rhat <= worst)) worst = p.rhat;
-    }
-    row.set("max_rhat", infinite ? std::nullopt : finite(worst));
-  }
+  if (wants(spec, "rhat")) row.set("max_rhat", max_rhat(out));
   const json& privacy = out.report["privacy"];
   if (privacy.value("private", false)) {
     const std::string by = privacy["planned_by"].get<std::string>();
@@ -177,6 +162,35 @@ std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
         row.set("certified_epsilon", a["recorded_epsilon"].get<double>());
     }
   }
+}
+
+std::optional<std::vector<ResultRow>> sample_cell(const ExperimentSpec& spec,
+                                                  const ExperimentCell& c,
+                                                  const std::filesystem::path& out_dir,
+                                                  const std::atomic<bool>* stop, bool draw_files,
+                                                  const CellShared& shared) {
+  const Preset& preset = find_preset(c.model);
+  const std::size_t n = spec.n.value_or(preset.n);
+  ResultRow row = base_row(spec, c, n);
+  row.set_integer("chains", static_cast<std::uint64_t>(spec.chains));
+  row.set_integer("seed", c.seed);
+  row.set_integer("data_seed", c.data_seed);
+  const SampleSpec s = cell_sample_spec(spec, c, out_dir, stop, draw_files, shared, n);
+
+  Stopwatch clock;
+  // Constructed in place (the job's outcome is large; no default-construct-then-assign).
+  std::optional<SampleOutcome> result;
+  try {
+    result.emplace(run_sample_job(s));
+  } catch (const Error& e) {
+    row.set("wall_seconds", clock.seconds());
+    row.set("status", "error");
+    row.set("message", e.what());
+    return std::vector<ResultRow>{row};
+  }
+  if (!result->run.complete()) return std::nullopt;  // interrupted: recomputed on resume
+  row.set("wall_seconds", clock.seconds());
+  record_outcome(spec, *result, row);
   row.set("status", "completed");
   return std::vector<ResultRow>{row};
 }

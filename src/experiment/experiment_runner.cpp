@@ -164,12 +164,12 @@ std::vector<ExperimentCell> experiment_cells(const ExperimentSpec& spec) {
   return cells;
 }
 
-ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOptions& options) {
-  Stopwatch clock;
-  ExperimentOutcome outcome;
-  const auto cells = experiment_cells(spec);
-  // A pattern that selects nothing is a typo, not a request to run nothing.
-  for (const auto& p : options.cell_patterns) {
+namespace {
+
+// A pattern that selects nothing is a typo, not a request to run nothing.
+void check_patterns(const ExperimentSpec& spec, const std::vector<ExperimentCell>& cells,
+                    const std::vector<std::string>& patterns) {
+  for (const auto& p : patterns) {
     const std::vector<std::string> one{p};
     if (std::none_of(cells.begin(), cells.end(),
                      [&](const ExperimentCell& c) { return key_matches(c.key, one); }))
@@ -178,108 +178,110 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
           "e.g. '{}'; `*` also matches '/')",
           p, spec.name, cells.empty() ? std::string("none") : cells.front().key));
   }
-  outcome.cells = cells.size();
-  outcome.results_file = options.out_dir / "results.csv";
-  std::filesystem::create_directories(options.out_dir);
+}
 
-  // Rows already on disk, by cell key, as text lines (kept verbatim for the final rewrite).
+// The rows of results.csv as text lines without the newline: per cell of the grid (index), and
+// the rows of cells outside the current grid (kept, at the end).
+struct ResultLines {
+  std::vector<std::vector<std::string>> by_cell;
+  std::vector<std::string> foreign;
+
+  std::string text() const {
+    std::string text = results_header();
+    for (const auto& group : by_cell) {
+      for (const auto& l : group) text += l + "\n";
+    }
+    for (const auto& l : foreign) text += l + "\n";
+    return text;
+  }
+};
+
+// The rows already on disk, checked against the grid: a row of a cell computed with other
+// settings, or of no cell with its settings, is a ConfigError naming the file and line.
+ResultLines rows_on_disk(const ExperimentSpec& spec, const std::vector<ExperimentCell>& cells,
+                         ExperimentOutcome& outcome) {
+  ResultLines kept;
+  kept.by_cell.resize(cells.size());
+  if (!std::filesystem::exists(outcome.results_file)) return kept;
   std::map<std::string, std::size_t> index_of;
   std::set<std::string> hashes;
   for (const auto& c : cells) {
     index_of[c.key] = c.index;
     hashes.insert(c.spec_hash);
   }
-  std::vector<std::vector<std::string>> lines(cells.size());
-  std::vector<std::string> foreign;  // rows of cells outside the current grid
-  if (std::filesystem::exists(outcome.results_file)) {
-    const ResultsFile existing = read_results(outcome.results_file);
-    outcome.dropped_partial_row = existing.truncated_last_line;
-    for (std::size_t i = 0; i < existing.rows.size(); ++i) {
-      const ResultRow& row = existing.rows[i];
-      const auto it = index_of.find(row.cell_key());
-      const std::string& h = row.text("spec_hash");
-      const bool ok = it != index_of.end() ? cells[it->second].spec_hash == h : hashes.count(h);
-      if (!ok) {
-        const std::string why =
-            it != index_of.end()
-                ? fmt::format("was computed with other settings (spec hash {}) than {} gives now",
-                              h, spec.file.string())
-                : fmt::format(
-                      "is not in the grid of {}, and no cell of it has this row's settings "
-                      "(spec hash {})",
-                      spec.file.string(), h);
-        throw ConfigError(fmt::format(
-            "{}:{}: this row (cell {}) {}: results of two different specs would mix; use another "
-            "--out, or delete the file to start again",
-            outcome.results_file.string(), row.line, row.cell_key(), why));
-      }
-      // Re-formatted rather than copied: a file written before a column was added (e.g.
-      // sweep_param) gets NA there, and a current file is reproduced byte for byte.
-      std::string line = format_row(row);
-      line.pop_back();
-      if (it != index_of.end()) {
-        lines[it->second].push_back(std::move(line));
-      } else {
-        if (foreign.empty()) outcome.outside_example = row.cell_key();
-        foreign.push_back(std::move(line));
-      }
+  const ResultsFile existing = read_results(outcome.results_file);
+  outcome.dropped_partial_row = existing.truncated_last_line;
+  for (const ResultRow& row : existing.rows) {
+    const auto it = index_of.find(row.cell_key());
+    const std::string& h = row.text("spec_hash");
+    const bool ok = it != index_of.end() ? cells[it->second].spec_hash == h : hashes.count(h);
+    if (!ok) {
+      const std::string why =
+          it != index_of.end()
+              ? fmt::format("was computed with other settings (spec hash {}) than {} gives now", h,
+                            spec.file.string())
+              : fmt::format(
+                    "is not in the grid of {}, and no cell of it has this row's settings "
+                    "(spec hash {})",
+                    spec.file.string(), h);
+      throw ConfigError(fmt::format(
+          "{}:{}: this row (cell {}) {}: results of two different specs would mix; use another "
+          "--out, or delete the file to start again",
+          outcome.results_file.string(), row.line, row.cell_key(), why));
+    }
+    // Re-formatted rather than copied: a file written before a column was added (e.g.
+    // sweep_param) gets NA there, and a current file is reproduced byte for byte.
+    std::string line = format_row(row);
+    line.pop_back();
+    if (it != index_of.end()) {
+      kept.by_cell[it->second].push_back(std::move(line));
+    } else {
+      if (kept.foreign.empty()) outcome.outside_example = row.cell_key();
+      kept.foreign.push_back(std::move(line));
     }
   }
-  outcome.outside_grid = foreign.size();
-  auto all_text = [&] {
-    std::string text = results_header();
-    for (const auto& group : lines) {
-      for (const auto& l : group) text += l + "\n";
-    }
-    for (const auto& l : foreign) text += l + "\n";
-    return text;
-  };
-  // Start from a clean file: the header, and the complete rows only.
-  write_file(outcome.results_file, all_text());
-  write_json(spec.resolved, options.out_dir / "spec.json");
+  return kept;
+}
 
-  std::vector<const ExperimentCell*> todo;
-  for (const auto& c : cells) {
-    if (!options.cell_patterns.empty() && !key_matches(c.key, options.cell_patterns)) continue;
-    ++outcome.selected;
-    if (lines[c.index].empty()) todo.push_back(&c);
-  }
-  outcome.skipped = outcome.selected - todo.size();
-
-  // One key for every private cell of this run, read (or created) once before the cells start:
-  // cells running in parallel never race to create the file.
+// One key for every private cell of this run, read (or created) once before the cells start:
+// cells running in parallel never race to create the file.
+CellShared cell_shared(const ExperimentSpec& spec, const std::vector<const ExperimentCell*>& todo,
+                       ExperimentOutcome& outcome) {
   CellShared shared;
-  std::shared_ptr<const NoiseKey>& noise_key = shared.noise_key;
   const bool any_private = spec.kind == ExperimentKind::sample &&
                            std::any_of(todo.begin(), todo.end(), [](const ExperimentCell* c) {
                              return c->epsilon.has_value();
                            });
-  if (any_private) {
-    if (spec.noise_key_file) {
-      noise_key = std::make_shared<const NoiseKey>(
-          NoiseKey::from_file(*spec.noise_key_file, NoiseKey::FilePolicy::public_allowed));
-      outcome.noise_key = noise_key->describe();
-    } else {
-      outcome.noise_key =
-          "fresh for each cell, not stored (rows of private cells will not reproduce; set "
-          "noise_key_file in the spec to rerun them bit for bit)";
-    }
+  if (!any_private) return shared;
+  if (spec.noise_key_file) {
+    shared.noise_key = std::make_shared<const NoiseKey>(
+        NoiseKey::from_file(*spec.noise_key_file, NoiseKey::FilePolicy::public_allowed));
+    outcome.noise_key = shared.noise_key->describe();
+  } else {
+    outcome.noise_key =
+        "fresh for each cell, not stored (rows of private cells will not reproduce; set "
+        "noise_key_file in the spec to rerun them bit for bit)";
   }
+  return shared;
+}
 
+// Runs the cells of `todo` on a pool of threads, appending each cell's rows to results.csv as it
+// finishes (and to `kept`); Ctrl-C or options.stop stop the pool and keep what is written. The
+// first exception of a cell stops the others and is rethrown.
+void run_cells(const ExperimentSpec& spec, const ExperimentOptions& options,
+               const std::vector<const ExperimentCell*>& todo, const CellShared& shared,
+               ResultLines& kept, ExperimentOutcome& outcome) {
   int threads =
       options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::max(1, std::min<int>(threads, static_cast<int>(todo.size())));
-
-  InterruptGuard guard;  // Ctrl-C: stop the jobs, keep what is written
+  InterruptGuard guard;
   std::atomic<bool> halt{false};
   std::atomic<std::size_t> next{0};
   std::mutex mutex;
   std::condition_variable done_cv;
   int running = threads;
   std::exception_ptr failure;
-  bool interrupted = false;
   auto appender = std::make_unique<Appender>(outcome.results_file);
-
   auto worker = [&] {
     for (;;) {
       if (halt.load() || interrupt_requested()) break;
@@ -291,7 +293,7 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
             run_experiment_cell(spec, cell, options.out_dir, &halt, options.draw_files, shared);
         std::lock_guard lock(mutex);
         if (!rows) {
-          interrupted = true;
+          outcome.interrupted = true;
           continue;
         }
         std::string text;
@@ -299,7 +301,7 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
           std::string line = format_row(r);
           text += line;
           line.pop_back();  // stored without the newline
-          lines[cell.index].push_back(std::move(line));
+          kept.by_cell[cell.index].push_back(std::move(line));
         }
         appender->write(text);
         ++outcome.ran;
@@ -330,13 +332,40 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
   for (auto& t : pool) t.join();
   appender.reset();
   if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
+
+ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOptions& options) {
+  Stopwatch clock;
+  ExperimentOutcome outcome;
+  const auto cells = experiment_cells(spec);
+  check_patterns(spec, cells, options.cell_patterns);
+  outcome.cells = cells.size();
+  outcome.results_file = options.out_dir / "results.csv";
+  std::filesystem::create_directories(options.out_dir);
+
+  ResultLines kept = rows_on_disk(spec, cells, outcome);
+  outcome.outside_grid = kept.foreign.size();
+  // Start from a clean file: the header, and the complete rows only.
+  write_file(outcome.results_file, kept.text());
+  write_json(spec.resolved, options.out_dir / "spec.json");
+
+  std::vector<const ExperimentCell*> todo;
+  for (const auto& c : cells) {
+    if (!options.cell_patterns.empty() && !key_matches(c.key, options.cell_patterns)) continue;
+    ++outcome.selected;
+    if (kept.by_cell[c.index].empty()) todo.push_back(&c);
+  }
+  outcome.skipped = outcome.selected - todo.size();
+  run_cells(spec, options, todo, cell_shared(spec, todo, outcome), kept, outcome);
 
   const std::size_t done = outcome.skipped + outcome.ran;
-  outcome.interrupted = interrupted || done < outcome.selected;
-  outcome.with_rows = static_cast<std::size_t>(
-      std::count_if(lines.begin(), lines.end(), [](const auto& l) { return !l.empty(); }));
+  outcome.interrupted = outcome.interrupted || done < outcome.selected;
+  outcome.with_rows = static_cast<std::size_t>(std::count_if(
+      kept.by_cell.begin(), kept.by_cell.end(), [](const auto& l) { return !l.empty(); }));
   outcome.complete = outcome.with_rows == cells.size();
-  if (outcome.complete) write_file(outcome.results_file, all_text());  // grid order
+  if (outcome.complete) write_file(outcome.results_file, kept.text());  // grid order
   outcome.wall_seconds = clock.seconds();
   return outcome;
 }

@@ -403,20 +403,22 @@ bool experiment_sampler_is_private(const std::string& sampler) {
   return is_private_sampler(sampler) || sampler == "dp-hmc";
 }
 
-ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::path& file,
-                                     const std::string& profile) {
-  const Reader r(file.string());
-  if (!doc.is_object()) throw ConfigError(fmt::format("{}: expected an object of keys", r.file()));
-  for (const auto& [k, v] : doc.items()) {
-    if (std::find(kTopKeys.begin(), kTopKeys.end(), k) == kTopKeys.end())
-      r.fail(k, fmt::format("unknown key; expected one of {}", fmt::join(kTopKeys, ", ")));
-  }
-  const json d = apply_profile(doc, r, profile);
+namespace {
 
-  ExperimentSpec spec;
-  spec.file = file;
-  spec.profile = profile;
-  spec.name = d.contains("name") ? r.string(d.at("name"), "name") : file.stem().string();
+// Each of `names` (read from `key`) must be one of `known`: else the error names key[i].
+void require_known(const Reader& r, const std::vector<std::string>& names,
+                   const std::vector<std::string>& known, const std::string& key,
+                   const std::string& what) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (std::find(known.begin(), known.end(), names[i]) == known.end())
+      r.fail(fmt::format("{}[{}]", key, i), fmt::format("unknown {} '{}'; expected one of {}", what,
+                                                        names[i], fmt::join(known, ", ")));
+  }
+}
+
+// name, description and kind.
+void parse_identity(const json& d, const Reader& r, ExperimentSpec& spec) {
+  spec.name = d.contains("name") ? r.string(d.at("name"), "name") : spec.file.stem().string();
   for (char ch : spec.name) {
     if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_'))
       r.fail("name", fmt::format("expected letters, digits, '-' or '_' (it names the output "
@@ -439,25 +441,20 @@ ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::pat
       if (d.contains(k)) r.fail(k, "does not apply to an experiment of kind 'account'");
     }
   }
+}
 
+// The grid: models, samplers, epsilons, delta, repeats, chains, n, iterations and the sweep.
+void parse_grid(const json& d, const Reader& r, ExperimentSpec& spec) {
   if (!d.contains("models")) r.fail("models", "missing (the model presets to run)");
   spec.models = r.strings(d.at("models"), "models");
   if (spec.models.empty()) r.fail("models", "expected at least one model preset");
-  const auto presets_known = preset_names();
-  for (std::size_t i = 0; i < spec.models.size(); ++i) {
-    if (std::find(presets_known.begin(), presets_known.end(), spec.models[i]) ==
-        presets_known.end())
-      r.fail(fmt::format("models[{}]", i),
-             fmt::format("unknown model preset '{}'; expected one of {}", spec.models[i],
-                         fmt::join(presets_known, ", ")));
-  }
+  require_known(r, spec.models, preset_names(), "models", "model preset");
   if (!d.contains("samplers")) r.fail("samplers", "missing (the samplers to run)");
   spec.samplers = parse_samplers(d, r, spec.kind, spec.models);
   const bool any_private =
       spec.kind == ExperimentKind::account ||
       std::any_of(spec.samplers.begin(), spec.samplers.end(),
                   [](const SamplerChoice& c) { return experiment_sampler_is_private(c.sampler); });
-
   if (d.contains("epsilons")) {
     const json& e = d.at("epsilons");
     if (!e.is_array() || e.empty()) r.fail("epsilons", "expected a non-empty array of numbers > 0");
@@ -479,6 +476,11 @@ ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::pat
         parse_iterations(d.at("iterations"), r, "iterations", spec.warmup, spec.samples);
   }
   if (d.contains("sweep")) spec.sweep = parse_sweep(d.at("sweep"), r, spec.samplers);
+}
+
+// How each cell runs and is measured: init, paired_starts, warmup_fraction, metrics,
+// reference_draws, accountants, noise_key_file and seed.
+void parse_cell_settings(const json& d, const Reader& r, ExperimentSpec& spec) {
   if (d.contains("init")) spec.init = parse_init(d.at("init"), r);
   if (d.contains("paired_starts")) {
     const json& p = d.at("paired_starts");
@@ -496,34 +498,28 @@ ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::pat
   if (d.contains("metrics")) {
     spec.metrics = r.strings(d.at("metrics"), "metrics");
     if (spec.metrics.empty()) r.fail("metrics", "expected at least one metric");
-    for (std::size_t i = 0; i < spec.metrics.size(); ++i) {
-      if (std::find(kMetrics.begin(), kMetrics.end(), spec.metrics[i]) == kMetrics.end())
-        r.fail(fmt::format("metrics[{}]", i),
-               fmt::format("unknown metric '{}'; expected {}", spec.metrics[i],
-                           fmt::join(kMetrics, ", ")));
-    }
+    require_known(r, spec.metrics, kMetrics, "metrics", "metric");
   }
   if (d.contains("reference_draws"))
     spec.reference_draws = r.whole(d.at("reference_draws"), "reference_draws", 2);
   if (d.contains("accountants")) {
     spec.accountants = r.strings(d.at("accountants"), "accountants");
-    const auto names = accountant_names();
-    for (std::size_t i = 0; i < spec.accountants.size(); ++i) {
-      if (std::find(names.begin(), names.end(), spec.accountants[i]) == names.end())
-        r.fail(fmt::format("accountants[{}]", i),
-               fmt::format("unknown accountant '{}'; expected one of {}", spec.accountants[i],
-                           fmt::join(names, ", ")));
-    }
+    require_known(r, spec.accountants, accountant_names(), "accountants", "accountant");
   }
-  if (d.contains("noise_key_file"))
-    spec.noise_key_file = file.parent_path() / r.string(d.at("noise_key_file"), "noise_key_file");
+  if (d.contains("noise_key_file")) {
+    spec.noise_key_file =
+        spec.file.parent_path() / r.string(d.at("noise_key_file"), "noise_key_file");
+  }
   if (d.contains("seed")) {
     spec.seed = r.whole(d.at("seed"), "seed", 0);
   } else if (spec.kind == ExperimentKind::sample) {
     r.fail("seed", "missing (an experiment must be reproducible: give a whole number)");
   }
-  preflight(spec, r);
+}
 
+// The spec as it resolved (written beside the results as spec.json; its parts key the cells'
+// hashes).
+json resolved_spec(const ExperimentSpec& spec) {
   json samplers = json::array();
   for (const auto& c : spec.samplers) {
     samplers.push_back({{"label", c.label}, {"sampler", c.sampler}, {"overrides", c.overrides}});
@@ -533,15 +529,11 @@ ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::pat
                                        {"samples", c.samples.value_or(spec.samples)}};
     }
   }
-  json init = "preset";
-  if (spec.init.kind == InitRule::Kind::point) init = {{"point", json_array(spec.init.centre)}};
-  if (spec.init.kind == InitRule::Kind::centre)
-    init = {{"centre", json_array(spec.init.centre)}, {"spread", spec.init.spread}};
-  spec.resolved = {{"name", spec.name},
+  json resolved = {{"name", spec.name},
                    {"description", spec.description},
                    {"kind", spec.kind == ExperimentKind::sample ? "sample" : "account"},
                    {"profile", spec.profile},
-                   {"file", file.string()},
+                   {"file", spec.file.string()},
                    {"models", spec.models},
                    {"samplers", samplers},
                    {"epsilons", spec.epsilons},
@@ -550,21 +542,47 @@ ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::pat
                    {"accountants", spec.accountants},
                    {"seed", spec.seed}};
   if (spec.sweep) {
-    spec.resolved["sweep"] = {{"param", spec.sweep->param},
-                              {"values", spec.sweep->values},
-                              {"samplers", spec.sweep->labels}};
+    resolved["sweep"] = {{"param", spec.sweep->param},
+                         {"values", spec.sweep->values},
+                         {"samplers", spec.sweep->labels}};
   }
   if (spec.kind == ExperimentKind::sample) {
-    spec.resolved["repeats"] = spec.repeats;
-    spec.resolved["chains"] = spec.chains;
-    spec.resolved["iterations"] = {{"warmup", spec.warmup}, {"samples", spec.samples}};
-    spec.resolved["init"] = init;
+    json init = "preset";
+    if (spec.init.kind == InitRule::Kind::point) init = {{"point", json_array(spec.init.centre)}};
+    if (spec.init.kind == InitRule::Kind::centre)
+      init = {{"centre", json_array(spec.init.centre)}, {"spread", spec.init.spread}};
+    resolved["repeats"] = spec.repeats;
+    resolved["chains"] = spec.chains;
+    resolved["iterations"] = {{"warmup", spec.warmup}, {"samples", spec.samples}};
+    resolved["init"] = init;
     // Only when set, so that specs without the key keep their cell hashes.
-    if (spec.paired_starts) spec.resolved["paired_starts"] = true;
-    spec.resolved["warmup_fraction"] = spec.warmup_fraction;
-    spec.resolved["metrics"] = spec.metrics;
-    spec.resolved["reference_draws"] = spec.reference_draws;
+    if (spec.paired_starts) resolved["paired_starts"] = true;
+    resolved["warmup_fraction"] = spec.warmup_fraction;
+    resolved["metrics"] = spec.metrics;
+    resolved["reference_draws"] = spec.reference_draws;
   }
+  return resolved;
+}
+
+}  // namespace
+
+ExperimentSpec parse_experiment_spec(const json& doc, const std::filesystem::path& file,
+                                     const std::string& profile) {
+  const Reader r(file.string());
+  if (!doc.is_object()) throw ConfigError(fmt::format("{}: expected an object of keys", r.file()));
+  for (const auto& [k, v] : doc.items()) {
+    if (std::find(kTopKeys.begin(), kTopKeys.end(), k) == kTopKeys.end())
+      r.fail(k, fmt::format("unknown key; expected one of {}", fmt::join(kTopKeys, ", ")));
+  }
+  const json d = apply_profile(doc, r, profile);
+  ExperimentSpec spec;
+  spec.file = file;
+  spec.profile = profile;
+  parse_identity(d, r, spec);
+  parse_grid(d, r, spec);
+  parse_cell_settings(d, r, spec);
+  preflight(spec, r);
+  spec.resolved = resolved_spec(spec);
   return spec;
 }
 

@@ -184,10 +184,11 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
   return out;
 }
 
-std::vector<std::string> reading_of(const ResultsSummary& summary) {
-  std::vector<std::string> lines;
-  // Best median metric per (model, ε) among the private samplers: the lowest MMD or mean error,
-  // the highest test accuracy.
+namespace {
+
+// Best median metric per (model, ε) among the private samplers: the lowest MMD or mean error,
+// the highest test accuracy.
+void accuracy_reading(const ResultsSummary& summary, std::vector<std::string>& lines) {
   std::map<std::pair<std::string, double>, std::vector<const SampleGroup*>> by_eps;
   std::vector<std::pair<std::string, double>> order;
   for (const auto& g : summary.sample) {
@@ -214,7 +215,10 @@ std::vector<std::string> reading_of(const ResultsSummary& summary) {
     }
     lines.push_back(line + ".");
   }
-  // The symmetric KL of the histograms (sym_kl), where recorded: lowest is best.
+}
+
+// The symmetric KL of the histograms (sym_kl), where recorded: lowest is best.
+void sym_kl_reading(const ResultsSummary& summary, std::vector<std::string>& lines) {
   std::map<std::pair<std::string, double>, const SampleGroup*> best_kl;
   std::vector<std::pair<std::string, double>> kl_order;
   for (const auto& g : summary.sample) {
@@ -229,7 +233,10 @@ std::vector<std::string> reading_of(const ResultsSummary& summary) {
                                 key.first, format_number(key.second), g.sampler,
                                 show(g.sym_kl.median), g.sym_kl.count));
   }
-  for (const auto& line : sweep_reading(summary)) lines.push_back(line);
+}
+
+// The non-private baselines' medians, and the cells that failed.
+void baseline_and_error_reading(const ResultsSummary& summary, std::vector<std::string>& lines) {
   for (const auto& g : summary.sample) {
     if (!g.epsilon && !g.sweep_value && g.accuracy.count > 0) {
       lines.push_back(fmt::format("{}: non-private baseline {} has median {} {} ({} runs).",
@@ -245,8 +252,11 @@ std::vector<std::string> reading_of(const ResultsSummary& summary) {
                                   g.errors + g.completed, g.first_error));
     }
   }
-  // Accounting: per (model, template), the accountant allowing the most and the fewest
-  // iterations, and the range of their ratio over the ε grid.
+}
+
+// Accounting: per (model, template), the accountant allowing the most and the fewest
+// iterations, and the range of their ratio over the ε grid.
+void accounting_reading(const ResultsSummary& summary, std::vector<std::string>& lines) {
   std::map<std::pair<std::string, std::string>, std::map<double, std::vector<const AccountGroup*>>>
       acc;
   std::vector<std::pair<std::string, std::string>> acc_order;
@@ -302,6 +312,17 @@ std::vector<std::string> reading_of(const ResultsSummary& summary) {
     }
     lines.push_back(line + ".");
   }
+}
+
+}  // namespace
+
+std::vector<std::string> reading_of(const ResultsSummary& summary) {
+  std::vector<std::string> lines;
+  accuracy_reading(summary, lines);
+  sym_kl_reading(summary, lines);
+  for (const auto& line : sweep_reading(summary)) lines.push_back(line);
+  baseline_and_error_reading(summary, lines);
+  accounting_reading(summary, lines);
   return lines;
 }
 
