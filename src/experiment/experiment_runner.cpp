@@ -266,15 +266,14 @@ CellShared cell_shared(const ExperimentSpec& spec, const std::vector<const Exper
 }
 
 // Runs the cells of `todo` on a pool of threads, appending each cell's rows to results.csv as it
-// finishes (and to `kept`); Ctrl-C or options.stop stop the pool and keep what is written. The
-// first exception of a cell stops the others and is rethrown.
+// finishes (and to `kept`); Ctrl-C (the caller holds the InterruptGuard) or options.stop stop the
+// pool and keep what is written. The first exception of a cell stops the others and is rethrown.
 void run_cells(const ExperimentSpec& spec, const ExperimentOptions& options,
                const std::vector<const ExperimentCell*>& todo, const CellShared& shared,
                ResultLines& kept, ExperimentOutcome& outcome) {
   int threads =
       options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::max(1, std::min<int>(threads, static_cast<int>(todo.size())));
-  InterruptGuard guard;
   std::atomic<bool> halt{false};
   std::atomic<std::size_t> next{0};
   std::mutex mutex;
@@ -358,6 +357,7 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
     if (kept.by_cell[c.index].empty()) todo.push_back(&c);
   }
   outcome.skipped = outcome.selected - todo.size();
+  InterruptGuard guard;  // Ctrl-C: stop the cells, keep what is written (through the rewrite)
   run_cells(spec, options, todo, cell_shared(spec, todo, outcome), kept, outcome);
 
   const std::size_t done = outcome.skipped + outcome.ran;

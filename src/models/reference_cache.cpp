@@ -13,27 +13,34 @@ ReferenceCache::Reference ReferenceCache::get(const std::vector<double>& params,
   std::promise<Reference> promise;
   std::shared_future<Reference> future;
   std::uint64_t id = 0;
+  bool found = false;
   {
     const std::lock_guard lock(mutex_);
     for (const auto& e : entries_) {
       if (e.params == params && e.data.rows() == data.rows() && e.data.cols() == data.cols() &&
           e.data == data) {
         future = e.reference;
+        found = true;
       }
     }
-    if (future.valid()) return future.get();  // waits if another thread is computing it
-    future = promise.get_future().share();
-    id = next_id_++;
-    entries_.push_back({id, params, data, future});
-    if (entries_.size() > capacity_) entries_.pop_front();
+    if (!found) {
+      future = promise.get_future().share();
+      id = next_id_++;
+      entries_.push_back({id, params, data, future});
+      if (entries_.size() > capacity_) entries_.pop_front();
+    }
   }
-  // Computed outside the lock, so that other data sets are not held up.
+  // Waited for and computed outside the lock, so that other keys are not held up.
+  if (found) return future.get();
   try {
     promise.set_value(compute());
   } catch (...) {
+    {
+      // Dropped before the waiters learn of the failure: a later call computes again.
+      const std::lock_guard lock(mutex_);
+      std::erase_if(entries_, [&](const Entry& e) { return e.id == id; });
+    }
     promise.set_exception(std::current_exception());
-    const std::lock_guard lock(mutex_);
-    std::erase_if(entries_, [&](const Entry& e) { return e.id == id; });
   }
   return future.get();
 }

@@ -157,8 +157,13 @@ class ChainLoop {
     row_[0] = info.log_density;
     row_[1] = info.accept_stat;
     const Vec& theta = kernel_.position();
+    const std::size_t first = 2 + extras_.size();
+    if (static_cast<std::size_t>(theta.size()) != row_.size() - first) {
+      throw SoftwareError(fmt::format("{}: position of size {}, expected {}", kernel_.name(),
+                                      theta.size(), row_.size() - first));
+    }
     std::copy(theta.data(), theta.data() + theta.size(),
-              row_.begin() + 2 + static_cast<std::ptrdiff_t>(extras_.size()));
+              row_.begin() + static_cast<std::ptrdiff_t>(first));
     Mat& store = warmup ? r_.warmup_draws : r_.draws;
     Eigen::Index& stored = warmup ? warmup_rows_ : sample_rows_;
     store.row(stored++) =
@@ -225,8 +230,11 @@ void run_one_chain(ChainJob& job, const RunConfig& config, const std::vector<std
       try {
         loop.run();
       } catch (...) {
-        loop.trim();
         rows_written = loop.rows_written();
+        try {
+          loop.trim();
+        } catch (...) {  // keep the chain's own error
+        }
         throw;
       }
       rows_written = loop.rows_written();

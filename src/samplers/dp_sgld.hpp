@@ -108,6 +108,7 @@ class DpSgldKernel final : public StochasticGradientKernel {
  private:
   // θ ← θ + (η/2)·f. Uses no algorithm randomness: batch and noise come from the release.
   bool step(const Vec& force, Rng& rng, Vec& theta, std::span<double> columns) override;
+  std::string divergence_what() const override { return "the next position is not finite"; }
   std::string divergence_advice() const override;
 
   DpSgldConfig config_;

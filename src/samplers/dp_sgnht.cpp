@@ -18,19 +18,21 @@ double sgnht_noise_multiplier(double step_size, double diffusion, const BatchSpe
 
 namespace {
 
+// A is checked when the base asks for the multiplier: after --step-size, --clip and --batch, and
+// before the multiplier itself, as the setup (run/sgld_setup.cpp) checks them.
 StochasticGradientKernel::Shape sgnht_shape(const DpSgnhtConfig& c) {
-  if (!(c.diffusion > 0.0) || !std::isfinite(c.diffusion)) {
-    throw ConfigError(fmt::format(
-        "dp-sgnht: --thermostat (diffusion A) must be finite and > 0, got {}", c.diffusion));
-  }
-  return {c.step_size,
-          c.clip,
-          c.batch,
-          [c](std::size_t n, double temperature) {
-            return sgnht_noise_multiplier(c.step_size, c.diffusion, c.batch, n, temperature,
-                                          c.clip);
-          },
-          {"xi__"}};
+  return {
+      c.step_size,
+      c.clip,
+      c.batch,
+      [c](std::size_t n, double temperature) {
+        if (!(c.diffusion > 0.0) || !std::isfinite(c.diffusion)) {
+          throw ConfigError(fmt::format(
+              "dp-sgnht: --thermostat (diffusion A) must be finite and > 0, got {}", c.diffusion));
+        }
+        return sgnht_noise_multiplier(c.step_size, c.diffusion, c.batch, n, temperature, c.clip);
+      },
+      {"xi__"}};
 }
 
 }  // namespace

@@ -55,6 +55,9 @@ class DpSgnhtKernel final : public StochasticGradientKernel {
  private:
   // The discretisation above; draws p(0) ~ N(0, I) at the first step after init().
   bool step(const Vec& force, Rng& rng, Vec& theta, std::span<double> columns) override;
+  std::string divergence_what() const override {
+    return "the next position, momentum or thermostat is not finite";
+  }
   std::string divergence_advice() const override;
   // Resets ξ = A; the momentum is drawn at the next transition.
   void on_init() override;

@@ -59,8 +59,7 @@ TransitionInfo StochasticGradientKernel::transition(Rng& rng, std::span<double> 
   if (!initialised_) throw SoftwareError(name() + ": transition() before init()");
   const std::size_t own = shape_.columns.size();
   if (extras.size() < 4 + own) {
-    throw SoftwareError(
-        fmt::format("{}: {} extra columns given, expected {}", name(), extras.size(), 4 + own));
+    throw SoftwareError(fmt::format("{}: fewer than {} extra columns given", name(), 4 + own));
   }
   // 1. The prior is public: a non-finite prior gradient stops the chain before any release.
   model_.grad_log_prior(theta_, prior_grad_);
@@ -75,9 +74,8 @@ TransitionInfo StochasticGradientKernel::transition(Rng& rng, std::span<double> 
   // 3. The stochastic force and the sampler's step.
   force_ = prior_grad_ + scale_ * r.value;
   if (!step(force_, rng, theta_, extras.subspan(4, own))) {
-    throw ConfigError(fmt::format(
-        "{}: the chain diverged (its next state is not finite; the release was recorded); {}",
-        name(), divergence_advice()));
+    throw ConfigError(fmt::format("{}: the chain diverged ({}; the release was recorded); {}",
+                                  name(), divergence_what(), divergence_advice()));
   }
   TransitionInfo info;
   info.log_density = std::numeric_limits<double>::quiet_NaN();

@@ -63,7 +63,9 @@ class StochasticGradientKernel : public PrivateKernel {
   // public randomness from `rng` if it needs any; writes its own columns. Returns false, leaving
   // θ and its state unchanged, when the next state would not be finite.
   virtual bool step(const Vec& force, Rng& rng, Vec& theta, std::span<double> columns) = 0;
-  // What to change when the chain diverges (e.g. "reduce --step-size = 0.1").
+  // What is not finite when the chain diverges ("the next position is not finite"), and what to
+  // change ("reduce --step-size = 0.1").
+  virtual std::string divergence_what() const = 0;
   virtual std::string divergence_advice() const = 0;
   // Resets the sampler's own state at init().
   virtual void on_init() {}
