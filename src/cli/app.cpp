@@ -28,6 +28,7 @@ int run(int argc, char** argv) {
   try {
     // --config files become ordinary arguments first (cli/config_file.hpp).
     expanded = expand_config_files(std::vector<std::string>(argv, argv + argc));
+    set_parsed_arguments(expanded.args);
     std::vector<char*> pointers;
     for (auto& a : expanded.args) pointers.push_back(a.data());
     app.parse(static_cast<int>(pointers.size()), pointers.data());

@@ -11,7 +11,19 @@ std::vector<std::string>& stored_command_line() {
   static std::vector<std::string> args;
   return args;
 }
+std::vector<std::string>& stored_parsed_arguments() {
+  static std::vector<std::string> args;
+  return args;
+}
 }  // namespace
+
+const std::vector<std::string>& parsed_arguments() {
+  return stored_parsed_arguments();
+}
+
+void set_parsed_arguments(std::vector<std::string> args) {
+  stored_parsed_arguments() = std::move(args);
+}
 
 const std::vector<std::string>& command_line() {
   return stored_command_line();

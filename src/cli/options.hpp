@@ -12,6 +12,10 @@ namespace dpmcmc::cli {
 // The command line of this process, as given to cli::run (for reports).
 const std::vector<std::string>& command_line();
 void set_command_line(int argc, char** argv);
+// The arguments as parsed, --config files expanded (cli/config_file.hpp): what a resumed run
+// parses again.
+const std::vector<std::string>& parsed_arguments();
+void set_parsed_arguments(std::vector<std::string> args);
 
 // A vector option of exactly `dim` finite values (or 1 value, broadcast, when allow_scalar).
 Vec vector_option(const std::string& option, const std::vector<double>& values, int dim,

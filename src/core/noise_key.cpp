@@ -182,4 +182,14 @@ NoiseKey::Bytes NoiseKey::stream_key(std::uint64_t seed, std::uint64_t chain,
   return out;
 }
 
+std::string NoiseKey::check_value() const {
+  static constexpr std::string_view kDomain = "dpmcmc key check v1";
+  unsigned char out[16];
+  crypto_generichash(out, sizeof out, reinterpret_cast<const unsigned char*>(kDomain.data()),
+                     kDomain.size(), bytes_.data(), bytes_.size());
+  char hex[2 * sizeof out + 1];
+  sodium_bin2hex(hex, sizeof hex, out, sizeof out);
+  return hex;
+}
+
 }  // namespace dpmcmc

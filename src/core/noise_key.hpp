@@ -64,6 +64,12 @@ class NoiseKey {
   // What the reports say about the key (never the key): e.g. "fresh from OS entropy, not stored".
   std::string describe() const;
 
+  // A check value of the key, BLAKE2b-128(key = noise key, message = "dpmcmc key check v1") in
+  // hex: lets a resumed run refuse another key (run/checkpoint.hpp) without storing the key. A PRF
+  // output under a domain no stream uses, so it reveals nothing about the key or the noise; it is
+  // still written only to the curator's files.
+  std::string check_value() const;
+
   // The ChaCha20 key of the noise stream of (seed, chain, owner), as above.
   Bytes stream_key(std::uint64_t seed, std::uint64_t chain, std::uint64_t owner) const;
 

@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
 #include "core/error.hpp"
@@ -23,6 +24,20 @@ AlgorithmEngine::AlgorithmEngine(std::uint64_t seed, std::uint64_t chain, Stream
                     static_cast<std::uint32_t>(chain),  static_cast<std::uint32_t>(chain >> 32),
                     static_cast<std::uint32_t>(stream), 0x64706d63u /* "dpmc" */};
   engine_.seed(seq);
+}
+
+std::string AlgorithmEngine::state() const {
+  std::ostringstream out;
+  out << engine_;
+  return out.str();
+}
+
+void AlgorithmEngine::set_state(const std::string& text) {
+  std::istringstream in(text);
+  std::mt19937_64 engine;
+  in >> engine;
+  if (in.fail()) throw SoftwareError("algorithm stream: malformed saved state");
+  engine_ = engine;
 }
 
 ChaChaEngine::ChaChaEngine(const std::array<unsigned char, 32>& key) : key_(key) {
@@ -49,6 +64,19 @@ void ChaChaEngine::refill() {
 ChaChaEngine::result_type ChaChaEngine::operator()() {
   if (pos_ == buffer_.size()) refill();
   return buffer_[pos_++];
+}
+
+std::uint64_t ChaChaEngine::words_drawn() const {
+  // next_block_ counts 64-byte blocks generated (8 words each); the buffer's unread words are
+  // not drawn yet.
+  return next_block_ * (kBlockBytes / 8) - (buffer_.size() - pos_);
+}
+
+void ChaChaEngine::seek(std::uint64_t words) {
+  const std::uint64_t per_buffer = buffer_.size();
+  next_block_ = words / per_buffer * kBufferBlocks;
+  refill();
+  pos_ = static_cast<std::size_t>(words % per_buffer);
 }
 
 std::uint64_t os_entropy_seed() {

@@ -16,6 +16,7 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <string>
 
 #include "core/noise_key.hpp"
 
@@ -33,6 +34,12 @@ class AlgorithmEngine {
   static constexpr result_type min() { return 0; }
   static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
 
+  // The engine's state as the standard's text form (operator<< of std::mt19937_64: 312 words and
+  // the position), so that a checkpointed chain resumes bit for bit (core/stream_state.hpp).
+  std::string state() const;
+  // SoftwareError when `text` is not a state written by state().
+  void set_state(const std::string& text);
+
  private:
   std::mt19937_64 engine_;
 };
@@ -49,6 +56,12 @@ class ChaChaEngine {
   result_type operator()();
   static constexpr result_type min() { return 0; }
   static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
+
+  // 64-bit words drawn so far: the stream's whole state besides its key, so a checkpoint stores
+  // this count and never the key or the keystream.
+  std::uint64_t words_drawn() const;
+  // Positions the stream after `words` words, as if they had been drawn.
+  void seek(std::uint64_t words);
 
  private:
   void refill();
@@ -133,6 +146,10 @@ class Random {
   bool bernoulli(double p) { return uniform() < p; }
 
   Engine& engine() { return engine_; }
+  const Engine& engine() const { return engine_; }
+  // The polar method's spare normal, part of the stream's state for a checkpoint.
+  std::optional<double> spare() const { return spare_; }
+  void set_spare(std::optional<double> spare) { spare_ = spare; }
 
  private:
   Engine engine_;

@@ -6,6 +6,8 @@
 // multiplier — all public) and returning the owner's noisy answer; nothing else crosses over.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 
@@ -35,6 +37,13 @@ class DataOwner {
   // ±bound) over the owner's rows plus N(0, σ²), σ = noise_multiplier·Δ, Δ = 2T·bound.
   virtual ScalarRelease llr_sum(const Vec& theta, const Vec& theta_prime, double bound,
                                 double noise_multiplier) = 0;
+
+  // Checkpoints (run/checkpoint.hpp): the owner's state between two transitions — its noise
+  // stream's position, releases made, allowance left and event log. Curator-only: how far the
+  // noise stream went depends on the private rows (Poisson batches). load_state restores it into
+  // an owner built as the original was; DataError for a malformed state.
+  virtual nlohmann::json save_state() const = 0;
+  virtual void load_state(const nlohmann::json& state) = 0;
 };
 
 }  // namespace dpmcmc

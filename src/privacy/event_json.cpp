@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/state_json.hpp"
 #include "privacy/event_checks.hpp"
 #include "privacy/event_names.hpp"
 
@@ -152,6 +154,80 @@ EventLog event_log_from_json(const json& j, std::string_view where) {
                                   where, r.dump(), log.releases()));
   }
   return log;
+}
+
+namespace {
+
+// Every field of an event, doubles as bit patterns: the report's form (event_to_json) leaves out
+// fields its mechanism does not use, but the log's merging compares them all.
+json exact_event(const PrivacyEvent& e) {
+  return {{"mechanism", to_string(e.mechanism)},
+          {"sampling", to_string(e.sampling)},
+          {"relation", to_string(e.relation)},
+          {"kind", std::string(release_kind_name(e.kind))},
+          {"sensitivity", state::of(e.sensitivity)},
+          {"noise_sd", state::of(e.noise_sd)},
+          {"sampling_rate", state::of(e.sampling_rate)},
+          {"epsilon", state::of(e.epsilon)},
+          {"delta", state::of(e.delta)},
+          {"count", e.count}};
+}
+
+PrivacyEvent exact_event_from(const json& j, std::string_view where) {
+  PrivacyEvent e;
+  const std::string w(where);
+  const auto name = [&](const char* key) {
+    const json& v = state::at(j, key);
+    if (!v.is_string()) throw DataError(fmt::format("{}.{}: expected a name", where, key));
+    return v.get<std::string>();
+  };
+  e.mechanism = as_data_error([&] { return parse_mechanism(name("mechanism"), w); });
+  e.sampling = as_data_error([&] { return parse_sampling(name("sampling"), w); });
+  e.relation = as_data_error([&] { return parse_neighbouring(name("relation"), w); });
+  const auto kind = parse_release_kind(name("kind"));
+  if (!kind && !name("kind").empty())
+    throw DataError(fmt::format("{}.kind: unknown release kind", where));
+  e.kind = kind.value_or(ReleaseKind::other);
+  e.sensitivity = state::to_double(j, "sensitivity");
+  e.noise_sd = state::to_double(j, "noise_sd");
+  e.sampling_rate = state::to_double(j, "sampling_rate");
+  e.epsilon = state::to_double(j, "epsilon");
+  e.delta = state::to_double(j, "delta");
+  e.count = state::to_count(j, "count");
+  return e;
+}
+
+}  // namespace
+
+json event_log_state(const EventLog& log) {
+  const EventLog::State s = log.state();
+  json events = json::array(), recent = json::array();
+  for (const auto& e : s.events) events.push_back(exact_event(e));
+  for (const std::size_t r : s.recent) recent.push_back(r == SIZE_MAX ? json(nullptr) : json(r));
+  return {{"events", events}, {"buckets", s.buckets}, {"recent", recent}};
+}
+
+void restore_event_log(EventLog& log, const json& j, std::string_view where) {
+  EventLog::State s;
+  const json& events = require(j, "events", where);
+  if (!events.is_array()) throw DataError(fmt::format("{}.events: expected an array", where));
+  for (std::size_t i = 0; i < events.size(); ++i)
+    s.events.push_back(exact_event_from(events[i], fmt::format("{}.events[{}]", where, i)));
+  const json& buckets = require(j, "buckets", where);
+  const json& recent = require(j, "recent", where);
+  if (!buckets.is_array() || buckets.size() != s.events.size() ||
+      !std::all_of(buckets.begin(), buckets.end(), non_negative_integer) || !recent.is_array() ||
+      recent.size() != 2) {
+    throw DataError(fmt::format("{}: malformed buckets or recent entries", where));
+  }
+  for (const json& b : buckets) s.buckets.push_back(b.get<std::uint64_t>());
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (recent[i].is_null()) continue;
+    if (!non_negative_integer(recent[i]) || recent[i].get<std::uint64_t>() >= s.events.size())
+      throw DataError(fmt::format("{}.recent[{}]: not an entry of the log", where, i));
+    s.recent[i] = recent[i].get<std::size_t>();
+  }
+  log.restore(s);
 }
 
 }  // namespace dpmcmc

@@ -32,4 +32,11 @@ std::vector<PrivacyEvent> events_from_json(const nlohmann::json& json,
 nlohmann::json event_log_to_json(const EventLog& log);
 EventLog event_log_from_json(const nlohmann::json& json, std::string_view where = "event log");
 
+// A log's whole state for a checkpoint (EventLog::State): {"events": [...], "buckets": [...],
+// "recent": [i, j]} (null for no entry); restoring it gives a log that merges later events as the
+// original would. DataError naming `where` for a malformed state.
+nlohmann::json event_log_state(const EventLog& log);
+void restore_event_log(EventLog& log, const nlohmann::json& json,
+                       std::string_view where = "checkpoint: event log");
+
 }  // namespace dpmcmc

@@ -101,6 +101,7 @@ void EventLog::append(const PrivacyEvent& event) {
     }
   }
   events_.push_back(event);
+  buckets_.push_back(bucket);
   const std::size_t index = events_.size() - 1;
   index_[key_of(event, bucket)].push_back(index);
   releases_ += event.count;
@@ -123,9 +124,40 @@ void EventLog::merge(const EventLog& other) {
 
 void EventLog::clear() {
   events_.clear();
+  buckets_.clear();
   index_.clear();
   releases_ = 0;
   recent_[0] = recent_[1] = SIZE_MAX;
+}
+
+EventLog::State EventLog::state() const {
+  State s;
+  s.events = events_;
+  s.buckets = buckets_;
+  s.recent[0] = recent_[0];
+  s.recent[1] = recent_[1];
+  return s;
+}
+
+void EventLog::restore(const State& s) {
+  if (s.buckets.size() != s.events.size())
+    throw SoftwareError("privacy event log: restored state has mismatched sizes");
+  for (const std::size_t r : s.recent) {
+    if (r != SIZE_MAX && r >= s.events.size())
+      throw SoftwareError("privacy event log: restored state names a missing entry");
+  }
+  clear();
+  for (std::size_t i = 0; i < s.events.size(); ++i) {
+    validate_event(s.events[i], "privacy event log: restored event");
+    if (releases_ > UINT64_MAX - s.events[i].count)
+      throw SoftwareError("privacy event log: release count overflows 64 bits");
+    releases_ += s.events[i].count;
+    index_[key_of(s.events[i], s.buckets[i])].push_back(i);
+  }
+  events_ = s.events;
+  buckets_ = s.buckets;
+  recent_[0] = s.recent[0];
+  recent_[1] = s.recent[1];
 }
 
 EventLog merge_chain_logs(std::span<const EventLog> chains) {

@@ -48,6 +48,19 @@ class EventLog {
   std::uint64_t releases() const { return releases_; }
   void clear();
 
+  // The log's whole state, for checkpoints: the entries, the index bucket each was filed under
+  // and the two most recently hit entries, so that a restored log merges later events exactly as
+  // the original would have (bit-identical resumed runs; event_json.hpp writes it).
+  struct State {
+    std::vector<PrivacyEvent> events;
+    std::vector<std::uint64_t> buckets;
+    std::size_t recent[2] = {SIZE_MAX, SIZE_MAX};
+  };
+  State state() const;
+  // Replaces the log by `s`; ConfigError for an invalid event, SoftwareError for an inconsistent
+  // state (sizes or recent indices out of range).
+  void restore(const State& s);
+
  private:
   struct Key {
     Mechanism mechanism;
@@ -69,6 +82,7 @@ class EventLog {
   void add_to(std::size_t index, const PrivacyEvent& event);
 
   std::vector<PrivacyEvent> events_;
+  std::vector<std::uint64_t> buckets_;  // the index bucket of each entry
   std::unordered_map<Key, std::vector<std::size_t>, KeyHash> index_;
   std::uint64_t releases_ = 0;
   // The two most recently hit entries: a sampler's per-iteration pattern hits these first.

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
+#include "core/state_json.hpp"
 
 namespace dpmcmc {
 
@@ -44,6 +47,21 @@ ScalarRelease OwnerGroup::llr_sum(const Vec& theta, const Vec& theta_prime, doub
   total.noise_sd = std::sqrt(variance);
   ++answered_;
   return total;
+}
+
+nlohmann::json OwnerGroup::save_state() const {
+  nlohmann::json owners = nlohmann::json::array();
+  for (const auto& o : owners_) owners.push_back(o->save_state());
+  return {{"answered", answered_}, {"owners", owners}};
+}
+
+void OwnerGroup::load_state(const nlohmann::json& state) {
+  const nlohmann::json& owners = state::at(state, "owners");
+  if (!owners.is_array() || owners.size() != owners_.size())
+    throw DataError(
+        fmt::format("checkpoint: expected the state of {} data owners", owners_.size()));
+  for (std::size_t i = 0; i < owners_.size(); ++i) owners_[i]->load_state(owners[i]);
+  answered_ = state::to_count(state, "answered");
 }
 
 }  // namespace dpmcmc

@@ -27,6 +27,9 @@ class OwnerGroup final : public DataOwner {
   // row can change); rows and clipped summed.
   ScalarRelease llr_sum(const Vec& theta, const Vec& theta_prime, double bound,
                         double noise_multiplier) override;
+  // Every owner's state, in order, and the count of answered requests.
+  nlohmann::json save_state() const override;
+  void load_state(const nlohmann::json& state) override;
 
   std::size_t size() const { return owners_.size(); }
   const DataOwner& owner(std::size_t i) const { return *owners_.at(i); }

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/state_json.hpp"
 #include "models/checks.hpp"
 #include "models/clipped_rows.hpp"
 #include "models/expfam_model.hpp"
+#include "privacy/event_json.hpp"
 #include "privacy/grid_noise.hpp"
 #include "privacy/minibatch_templates.hpp"
 
@@ -368,6 +370,29 @@ PrivateData::RatioMoments PrivateData::clipped_ratio_moments(const Vec& theta,
     m.sum_sq += (r.array() - m.shift).square().sum();
   }
   return m;
+}
+
+nlohmann::json PrivateData::save_state() const {
+  std::vector<std::uint64_t> remaining;
+  for (const auto& slot : allowance_.slots()) remaining.push_back(slot.remaining);
+  return {{"noise", state::of(noise_)},
+          {"releases", releases_},
+          {"allowance_remaining", remaining},
+          {"log", event_log_state(log_)}};
+}
+
+void PrivateData::load_state(const nlohmann::json& s) {
+  const nlohmann::json& remaining = state::at(s, "allowance_remaining");
+  if (!remaining.is_array() || remaining.size() != allowance_.slots().size() ||
+      !std::all_of(remaining.begin(), remaining.end(),
+                   [](const nlohmann::json& r) { return r.is_number_unsigned(); })) {
+    throw DataError(fmt::format("checkpoint: \"allowance_remaining\" is not {} counts",
+                                allowance_.slots().size()));
+  }
+  allowance_.set_remaining(remaining.get<std::vector<std::uint64_t>>());
+  state::restore(noise_, state::at(s, "noise"));
+  releases_ = state::to_count(s, "releases");
+  restore_event_log(log_, state::at(s, "log"));
 }
 
 }  // namespace dpmcmc

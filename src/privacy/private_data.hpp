@@ -75,6 +75,12 @@ class PrivateData final : public DataOwner {
   ScalarRelease llr_sum(const Vec& theta, const Vec& theta_prime, double bound,
                         double noise_multiplier) override;
 
+  // The noise stream's position, releases made, allowance left and the event log (checkpoints;
+  // data_owner.hpp). Caches (the exact sufficient statistic, DP-Fast MH's alias table) are
+  // rebuilt from the rows on demand and are not part of the state.
+  nlohmann::json save_state() const override;
+  void load_state(const nlohmann::json& state) override;
+
   // Gradient release (002_673c6a5269ae2454.txt Algorithm 4; 000_24953f9f9db06b85.txt Alg. 1):
   //   T · Σ_i clip₂(∇ log p(x_i|θ), bound) + N(0, σ² I),
   // clip₂ scaling a row's gradient to L2 norm ≤ bound, Δ = 2·T·bound (substitute),

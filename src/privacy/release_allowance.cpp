@@ -133,4 +133,14 @@ void ReleaseAllowance::use(const PrivacyEvent& e) {
   --slots_[find(e)].remaining;
 }
 
+void ReleaseAllowance::set_remaining(const std::vector<std::uint64_t>& remaining) {
+  if (remaining.size() != slots_.size())
+    throw SoftwareError("release allowance: restored state has the wrong number of slots");
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (remaining[i] > slots_[i].planned_count)
+      throw SoftwareError("release allowance: restored state exceeds the plan");
+  }
+  for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].remaining = remaining[i];
+}
+
 }  // namespace dpmcmc

@@ -67,6 +67,9 @@ class ReleaseAllowance {
   void use(const PrivacyEvent& e);
 
   const std::vector<Slot>& slots() const { return slots_; }
+  // Checkpoints: sets each slot's releases left (one count per slot, none above its plan);
+  // SoftwareError otherwise.
+  void set_remaining(const std::vector<std::uint64_t>& remaining);
 
  private:
   // Empty when `slot` admits `e`, else why not.

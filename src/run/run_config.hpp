@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "run/checkpoint.hpp"
 
 namespace dpmcmc {
 
@@ -63,6 +64,8 @@ struct RunConfig {
   bool handle_sigint = true;
   // Optional external stop request (embedding, tests): set it to true to stop like Ctrl-C.
   const std::atomic<bool>* stop = nullptr;
+  // Checkpoints of every chain (run/checkpoint.hpp); none when empty.
+  std::optional<CheckpointConfig> checkpoint;
 };
 
 }  // namespace dpmcmc

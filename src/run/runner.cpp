@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "core/state_json.hpp"
 #include "run/interrupt.hpp"
 #include "run/progress.hpp"
 #include "run/start_points.hpp"
@@ -96,13 +97,14 @@ void validate(const RunConfig& config) {
 class ChainLoop {
  public:
   ChainLoop(ChainJob& job, const RunConfig& config, std::size_t columns, int extras, DrawSink& sink,
-            StopState& stop)
+            StopState& stop, ChainCheckpoint* checkpoint)
       : job_(job),
         config_(config),
         r_(job.result),
         kernel_(*job.kernel),
         sink_(sink),
         stop_(stop),
+        checkpoint_(checkpoint),
         rng_(make_rng(config.seed, static_cast<std::uint64_t>(job.id))),
         row_(columns),
         extras_(row_.data() + 2, static_cast<std::size_t>(extras)) {
@@ -116,11 +118,65 @@ class ChainLoop {
   // Warmup, then sampling; sets the chain's status unless it stopped with an exception.
   void run() {
     if (phase(true)) {
-      sink_.end_warmup();
+      if (!warmup_ended_) {
+        sink_.end_warmup();
+        warmup_ended_ = true;
+      }
       if (phase(false)) r_.status = ChainStatus::completed;
     }
+    // The chain's last state: an interrupted or exhausted chain can be resumed from it, and a
+    // completed one is not rerun if the process dies before the run's reports are written.
+    if (checkpoint_ != nullptr) save_checkpoint();
     trim();
   }
+
+  // Continues a checkpointed chain: its kernel, stream, counters and kept rows as saved (the rows
+  // are passed to the sink again, which rewrites its files from the start).
+  void restore(const ChainCheckpoint::Saved& saved) {
+    const nlohmann::json& s = saved.state;
+    if (state::to_count(s, "chain") != static_cast<std::uint64_t>(job_.id) ||
+        state::to_count(s, "columns") != row_.size()) {
+      throw DataError(fmt::format("{}: saved for another chain or another sampler",
+                                  checkpoint_->state_path().string()));
+    }
+    const int dim = kernel_.dim();
+    r_.start = state::to_vec(s, "start", dim);
+    kernel_.init(state::to_vec(s, "position", dim));
+    kernel_.load_state(state::at(s, "kernel"));
+    state::restore(rng_, state::at(s, "rng"));
+    r_.warmup_done = state::to_count(s, "warmup_done");
+    r_.samples_done = state::to_count(s, "samples_done");
+    r_.warmup_accepted = state::to_count(s, "warmup_accepted");
+    r_.samples_accepted = state::to_count(s, "samples_accepted");
+    wall_before_ = state::to_double(s, "wall_seconds");
+    const auto warmup_rows = static_cast<Eigen::Index>(state::to_count(s, "warmup_rows"));
+    const bool warmup_ended = state::to_flag(s, "warmup_ended");
+    const std::size_t thin = config_.thin;
+    if (r_.warmup_done > job_.plan.warmup || r_.samples_done > job_.plan.samples ||
+        (r_.samples_done > 0 && !warmup_ended) ||
+        warmup_rows != (config_.save_warmup
+                            ? static_cast<Eigen::Index>(kept_rows(r_.warmup_done, thin))
+                            : 0) ||
+        saved.rows.rows() - warmup_rows !=
+            static_cast<Eigen::Index>(kept_rows(r_.samples_done, thin))) {
+      throw DataError(fmt::format("{}: its counts do not fit this run's plan",
+                                  checkpoint_->state_path().string()));
+    }
+    job_.done.fetch_add(r_.warmup_done + r_.samples_done, std::memory_order_relaxed);
+    for (Eigen::Index i = 0; i < saved.rows.rows(); ++i) {
+      if (i == warmup_rows && warmup_ended) end_warmup_again();
+      const bool warmup = i < warmup_rows;
+      Mat& store = warmup ? r_.warmup_draws : r_.draws;
+      Eigen::Index& stored = warmup ? warmup_rows_ : sample_rows_;
+      store.row(stored++) = saved.rows.row(i);
+      row_.assign(saved.rows.row(i).begin(), saved.rows.row(i).end());
+      sink_.row(row_);
+      checkpoint_->append_row(row_);
+      ++rows_written_;
+    }
+    if (warmup_ended && !warmup_ended_) end_warmup_again();
+  }
+  double wall_before() const { return wall_before_; }
   // Shrinks the kept draws to the rows stored (also after an exception).
   void trim() {
     r_.warmup_draws.conservativeResize(warmup_rows_, r_.warmup_draws.cols());
@@ -135,7 +191,8 @@ class ChainLoop {
     std::size_t& done = warmup ? r_.warmup_done : r_.samples_done;
     std::size_t& accepted = warmup ? r_.warmup_accepted : r_.samples_accepted;
     const bool keep = !warmup || config_.save_warmup;
-    for (std::size_t i = 0; i < n; ++i) {
+    while (done < n) {
+      const std::size_t i = done;
       if (stop_.requested()) {
         r_.status = ChainStatus::interrupted;
         return false;
@@ -149,8 +206,38 @@ class ChainLoop {
       if (info.accepted) ++accepted;
       job_.done.fetch_add(1, std::memory_order_relaxed);
       if (keep && i % config_.thin == 0) keep_row(info, warmup);
+      if (checkpoint_ != nullptr && checkpoint_->due(++since_checkpoint_)) save_checkpoint();
     }
     return true;
+  }
+
+  void end_warmup_again() {
+    sink_.end_warmup();
+    warmup_ended_ = true;
+  }
+
+  // The chain's whole state between two transitions (run/checkpoint.hpp).
+  void save_checkpoint() {
+    const auto now = std::chrono::steady_clock::now();
+    nlohmann::json s = {
+        {"format", "dpmcmc chain checkpoint 1"},
+        {"chain", job_.id},
+        {"columns", row_.size()},
+        {"warmup_done", r_.warmup_done},
+        {"samples_done", r_.samples_done},
+        {"warmup_accepted", r_.warmup_accepted},
+        {"samples_accepted", r_.samples_accepted},
+        {"warmup_rows", warmup_rows_},
+        {"rows", rows_written_},
+        {"warmup_ended", warmup_ended_},
+        {"wall_seconds",
+         state::of(wall_before_ + std::chrono::duration<double>(now - started_).count())},
+        {"start", state::of(r_.start)},
+        {"position", state::of(kernel_.position())},
+        {"rng", state::of(rng_)},
+        {"kernel", kernel_.save_state()}};
+    checkpoint_->save(s);
+    since_checkpoint_ = 0;
   }
 
   void keep_row(const TransitionInfo& info, bool warmup) {
@@ -169,6 +256,7 @@ class ChainLoop {
     store.row(stored++) =
         Eigen::Map<const Eigen::RowVectorXd>(row_.data(), static_cast<Eigen::Index>(row_.size()));
     sink_.row(row_);
+    if (checkpoint_ != nullptr) checkpoint_->append_row(row_);
     ++rows_written_;
   }
 
@@ -178,11 +266,16 @@ class ChainLoop {
   Kernel& kernel_;
   DrawSink& sink_;
   StopState& stop_;
+  ChainCheckpoint* checkpoint_;  // null: no checkpoints
   Rng rng_;
   std::vector<double> row_;
   std::span<double> extras_;
   Eigen::Index warmup_rows_ = 0, sample_rows_ = 0;
   std::size_t rows_written_ = 0;
+  bool warmup_ended_ = false;  // the sink has had end_warmup()
+  std::size_t since_checkpoint_ = 0;
+  double wall_before_ = 0.0;  // wall time of the chain before it was resumed
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 // Records a chain's exception: the chain failed, and the others are asked to stop.
@@ -216,17 +309,30 @@ void run_one_chain(ChainJob& job, const RunConfig& config, const std::vector<std
   DrawSink& sink = job.sink ? *job.sink : null_sink;
   Kernel& kernel = *job.kernel;
   std::size_t rows_written = 0;
+  double wall_before = 0.0;
   bool started = false;
   try {
     sink.header(columns);
+    std::unique_ptr<ChainCheckpoint> checkpoint;
+    std::optional<ChainCheckpoint::Saved> saved;
+    if (config.checkpoint) {
+      checkpoint = std::make_unique<ChainCheckpoint>(*config.checkpoint, job.id, columns.size());
+      saved = checkpoint->open();
+    }
     if (stop.requested()) {
       r.status = ChainStatus::interrupted;
     } else {
-      r.start = starting_point(config.init, kernel.dim(), config.init.seed.value_or(config.seed),
-                               job.id, job.index);
-      kernel.init(r.start);
+      ChainLoop loop(job, config, columns.size(), extras, sink, stop, checkpoint.get());
+      if (saved) {
+        loop.restore(*saved);
+        saved.reset();
+        wall_before = loop.wall_before();
+      } else {
+        r.start = starting_point(config.init, kernel.dim(), config.init.seed.value_or(config.seed),
+                                 job.id, job.index);
+        kernel.init(r.start);
+      }
       started = true;
-      ChainLoop loop(job, config, columns.size(), extras, sink, stop);
       try {
         loop.run();
       } catch (...) {
@@ -243,7 +349,7 @@ void run_one_chain(ChainJob& job, const RunConfig& config, const std::vector<std
     fail(job, stop, e);
   }
   if (started) r.final_position = kernel.position();
-  r.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  r.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - t0).count();
   try {
     sink.finish(chain_end(job, rows_written));
   } catch (const std::exception& e) {

@@ -11,6 +11,7 @@
 #include "models/expfam_model.hpp"
 #include "run/csv_draw_sink.hpp"
 #include "run/curator_files.hpp"
+#include "run/job_checkpoint.hpp"
 #include "run/kept_draws.hpp"
 #include "run/private_job.hpp"
 #include "run/private_samplers.hpp"
@@ -361,6 +362,21 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
       spec.write_draws ? draw_sinks(layout, files, columns, curator, run.first_chain, private_run)
                        : RunCallbacks{};
 
+  if (spec.checkpoint) {
+    if (private_run && !spec.noise_key && !spec.noise_key_file) {
+      throw UsageError(
+          "--checkpoint-every: a private run can be resumed only with its noise key; give "
+          "--noise-key-file");
+    }
+    run.checkpoint = *spec.checkpoint;
+    run.checkpoint->dir = checkpoint_dir(spec.out_dir, private_run);
+    begin_checkpointed_run(run.checkpoint->dir,
+                           run_identity(preset.name, spec.sampler, params, run, data.data,
+                                        priv ? &priv->noise_key : nullptr),
+                           spec.resume_info, spec.checkpoint->resume);
+    out.checkpoint_dir = run.checkpoint->dir;
+  }
+
   Stopwatch clock;
   out.run = run_chains(factory, model->param_names(), run, callbacks);
   // The spend of the run as owner 1 sees it (the only owner unless the data are shared).
@@ -373,6 +389,11 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   report_job({spec, preset, *model, data, params, run, priv ? &*priv : nullptr, columns, curator,
               files, data_seed},
              timings, out);
+  // Outputs written: a completed run has nothing left to resume.
+  if (out.checkpoint_dir && out.run.complete()) {
+    remove_checkpoint(*out.checkpoint_dir);
+    out.checkpoint_dir.reset();
+  }
   return out;
 }
 

@@ -66,6 +66,13 @@ struct SampleSpec {
   std::vector<std::string> accountants;
   double warmup_fraction = 0.5;
   std::vector<std::string> command_line;  // for the report
+  // Checkpoints (run/checkpoint.hpp; the directory is set by the job, job_checkpoint.hpp); none
+  // when empty. With `resume`, the run saved there continues. A private run can be checkpointed
+  // only with a key that outlives the process (noise_key or noise_key_file).
+  std::optional<CheckpointConfig> checkpoint;
+  // What the caller needs to rebuild this spec on resume (the CLI's arguments), kept in the
+  // checkpoint's run.json.
+  nlohmann::json resume_info = nlohmann::json::object();
 };
 
 struct SampleOutcome {
@@ -93,6 +100,8 @@ struct SampleOutcome {
   nlohmann::json accuracy;
   std::optional<PrivateRunPlan> plan;  // private samplers: the plan the run followed
   EventLog recorded;                   // private samplers: every chain's releases, merged
+  // Where the run's checkpoints are while it can be resumed (removed once it completed).
+  std::optional<std::filesystem::path> checkpoint_dir;
 };
 
 // Whether `sampler` is a private sampler (reaches the data only through PrivateData).

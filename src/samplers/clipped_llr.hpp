@@ -65,6 +65,8 @@ class ClipColumnKernel final : public Kernel {
   void init(const Vec& theta0) override { inner_->init(theta0); }
   TransitionInfo transition(Rng& rng, std::span<double> extras) override;
   const Vec& position() const override { return inner_->position(); }
+  nlohmann::json save_state() const override { return inner_->save_state(); }
+  void load_state(const nlohmann::json& state) override { inner_->load_state(state); }
 
  private:
   std::unique_ptr<Kernel> inner_;

@@ -6,7 +6,10 @@
 #include <limits>
 #include <numbers>
 
+#include <algorithm>
+
 #include "core/error.hpp"
+#include "core/state_json.hpp"
 #include "models/gaussian_mixture.hpp"
 #include "models/logistic_regression.hpp"
 #include "samplers/start_check.hpp"
@@ -130,6 +133,26 @@ AcceptDecision DpFastMhKernel::noisy_test(const NoisyMove& move, Rng& rng,
   const double log_r = r.value + tau;
   if (std::isnan(log_r)) throw SoftwareError(name() + ": the noisy log ratio is NaN");
   return {log_r >= 0.0 || std::log(u) < log_r, log_r >= 0.0 ? 1.0 : std::exp(log_r)};
+}
+
+nlohmann::json DpFastMhKernel::save_state() const {
+  nlohmann::json s = PrivateMhKernel::save_state();
+  s["counters"] = {minibatch_, full_, free_, batch_total_, rows_evaluated_};
+  return s;
+}
+
+void DpFastMhKernel::load_state(const nlohmann::json& s) {
+  PrivateMhKernel::load_state(s);
+  const nlohmann::json& c = state::at(s, "counters");
+  if (!c.is_array() || c.size() != 5 ||
+      !std::all_of(c.begin(), c.end(),
+                   [](const nlohmann::json& v) { return v.is_number_unsigned(); }))
+    throw DataError("checkpoint: \"counters\" is not 5 counts");
+  minibatch_ = c[0];
+  full_ = c[1];
+  free_ = c[2];
+  batch_total_ = c[3];
+  rows_evaluated_ = c[4];
 }
 
 }  // namespace dpmcmc

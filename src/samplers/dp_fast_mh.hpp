@@ -85,6 +85,9 @@ class DpFastMhKernel final : public PrivateMhKernel {
   std::uint64_t batch_total() const { return batch_total_; }  // Σ B over minibatch iterations
   // Σ rows evaluated: a function of the private data, for cost measurement only (never written).
   std::uint64_t rows_evaluated() const { return rows_evaluated_; }
+  // The counters above, with the MH kernel's state.
+  nlohmann::json save_state() const override;
+  void load_state(const nlohmann::json& state) override;
 
  private:
   void setup();

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/state_json.hpp"
 #include "samplers/dp_penalty.hpp"
 #include "samplers/start_check.hpp"
 
@@ -233,6 +234,29 @@ TransitionInfo DpHmcKernel::transition(Rng& rng, std::span<double> extras) {
   extras[4] = s.step_size;
   extras[5] = spent();
   return info;
+}
+
+nlohmann::json DpHmcSampler::save_state() const {
+  return {{"log_prior", state::of(log_prior_)},
+          {"iteration", iteration_},
+          {"halton", halton_state(halton_)}};
+}
+
+void DpHmcSampler::load_state(const nlohmann::json& s) {
+  log_prior_ = state::to_double(s, "log_prior");
+  iteration_ = state::to_count(s, "iteration");
+  restore_halton(halton_, state::at(s, "halton"));
+}
+
+nlohmann::json DpHmcKernel::save_state() const {
+  nlohmann::json s = PrivateKernel::save_state();
+  s["sampler"] = sampler_.save_state();
+  return s;
+}
+
+void DpHmcKernel::load_state(const nlohmann::json& s) {
+  PrivateKernel::load_state(s);
+  sampler_.load_state(state::at(s, "sampler"));
 }
 
 }  // namespace dpmcmc

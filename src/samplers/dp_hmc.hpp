@@ -143,6 +143,9 @@ class DpHmcSampler {
   // One iteration of Algorithm 4 (file comment). lp__ is NaN (the exact density is unknown).
   TransitionInfo transition(Rng& rng, DpHmcData& data, DpHmcStepInfo& step);
   const Vec& position() const { return theta_; }
+  // The log prior, the iteration count and the step-size sequence (checkpoints).
+  nlohmann::json save_state() const;
+  void load_state(const nlohmann::json& state);
 
  private:
   const Model& model_;
@@ -176,6 +179,8 @@ class DpHmcKernel final : public PrivateKernel {
   // BudgetExhausted (nothing released) when exhausted().
   TransitionInfo transition(Rng& rng, std::span<double> extras) override;
   const Vec& position() const override { return sampler_.position(); }
+  nlohmann::json save_state() const override;
+  void load_state(const nlohmann::json& state) override;
   const DpHmcConfig& config() const { return sampler_.config(); }
   double gradient_multiplier() const { return source_.gradient_multiplier(); }
   double ratio_multiplier() const { return source_.ratio_multiplier(); }

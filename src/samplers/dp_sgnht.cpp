@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/state_json.hpp"
 
 namespace dpmcmc {
 
@@ -77,6 +78,21 @@ bool DpSgnhtKernel::step(const Vec& force, Rng& rng, Vec& theta, std::span<doubl
 std::string DpSgnhtKernel::divergence_advice() const {
   return fmt::format("reduce --step-size = {} or --thermostat = {}", config_.step_size,
                      config_.diffusion);
+}
+
+nlohmann::json DpSgnhtKernel::save_state() const {
+  nlohmann::json s = StochasticGradientKernel::save_state();
+  s["momentum"] = state::of(p_);
+  s["thermostat"] = state::of(xi_);
+  s["momentum_drawn"] = momentum_drawn_;
+  return s;
+}
+
+void DpSgnhtKernel::load_state(const nlohmann::json& s) {
+  StochasticGradientKernel::load_state(s);
+  p_ = state::to_vec(s, "momentum", dim());
+  xi_ = state::to_double(s, "thermostat");
+  momentum_drawn_ = state::to_flag(s, "momentum_drawn");
 }
 
 }  // namespace dpmcmc

@@ -51,6 +51,9 @@ class DpSgnhtKernel final : public StochasticGradientKernel {
   const Vec& momentum() const { return p_; }
   double thermostat() const { return xi_; }
   const DpSgnhtConfig& config() const { return config_; }
+  // The momentum, the thermostat and whether p(0) was drawn, with the owner's state.
+  nlohmann::json save_state() const override;
+  void load_state(const nlohmann::json& state) override;
 
  private:
   // The discretisation above; draws p(0) ~ N(0, I) at the first step after init().

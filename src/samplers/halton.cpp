@@ -127,4 +127,38 @@ double RandomizedHalton::value(std::uint64_t i, int j) const {
   return std::min(result, std::nextafter(1.0, 0.0));
 }
 
+std::vector<std::vector<std::vector<unsigned>>> RandomizedHalton::permutations() const {
+  std::vector<std::vector<std::vector<unsigned>>> all;
+  for (std::size_t j = 0; j < bases_.size(); ++j) {
+    const unsigned b = bases_[j];
+    std::vector<std::vector<unsigned>> dim;
+    for (int pos = 0; pos < digits_[j]; ++pos) {
+      const auto first = perms_[j].begin() + static_cast<std::ptrdiff_t>(pos) * b;
+      dim.emplace_back(first, first + b);
+    }
+    all.push_back(std::move(dim));
+  }
+  return all;
+}
+
+nlohmann::json halton_state(const std::optional<RandomizedHalton>& halton) {
+  if (!halton) return nullptr;
+  std::vector<unsigned> bases;
+  for (int j = 0; j < halton->dims(); ++j) bases.push_back(halton->base(j));
+  return {{"bases", bases}, {"permutations", halton->permutations()}};
+}
+
+void restore_halton(std::optional<RandomizedHalton>& halton, const nlohmann::json& state) {
+  halton.reset();
+  if (state.is_null()) return;
+  try {
+    halton.emplace(state.at("bases").get<std::vector<unsigned>>(),
+                   state.at("permutations").get<std::vector<std::vector<std::vector<unsigned>>>>());
+  } catch (const nlohmann::json::exception&) {
+    throw DataError("checkpoint: malformed Halton sequence state");
+  } catch (const UsageError& e) {
+    throw DataError(std::string("checkpoint: Halton sequence state: ") + e.what());
+  }
+}
+
 }  // namespace dpmcmc

@@ -11,6 +11,9 @@
 // stratification (in base 2 the points 0 … 2^m − 1 fall one in each interval [j/2^m, (j+1)/2^m)).
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <optional>
+
 #include <cstdint>
 #include <vector>
 
@@ -42,6 +45,8 @@ class RandomizedHalton {
 
   // Coordinate j of point i, in [0, 1).
   double value(std::uint64_t i, int j) const;
+  // permutations[j][k]: π_k of dimension j, as the explicit constructor takes them.
+  std::vector<std::vector<std::vector<unsigned>>> permutations() const;
 
  private:
   std::vector<unsigned> bases_;
@@ -49,5 +54,10 @@ class RandomizedHalton {
   // perms_[j] holds digits(j) permutations of size base(j), concatenated.
   std::vector<std::vector<unsigned>> perms_;
 };
+
+// Checkpoints: a lazily drawn sequence (null while not drawn yet) as JSON, and back. DataError for
+// a malformed state.
+nlohmann::json halton_state(const std::optional<RandomizedHalton>& halton);
+void restore_halton(std::optional<RandomizedHalton>& halton, const nlohmann::json& state);
 
 }  // namespace dpmcmc

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/state_json.hpp"
 #include "models/posterior.hpp"
 #include "samplers/clipped_llr.hpp"
 #include "samplers/leapfrog.hpp"
@@ -132,6 +133,20 @@ std::unique_ptr<Kernel> make_hmc(const Model& model, const Dataset& data, HmcCon
       std::make_unique<HmcKernel>(model.dim(), std::move(gradient), std::move(config),
                                   std::move(clipped)),
       tally, "llr_clip_frac__");
+}
+
+nlohmann::json HmcKernel::save_state() const {
+  return {{"lp", state::of(lp_)},
+          {"grad", state::of(grad_)},
+          {"iteration", iteration_},
+          {"halton", halton_state(halton_)}};
+}
+
+void HmcKernel::load_state(const nlohmann::json& s) {
+  lp_ = state::to_double(s, "lp");
+  grad_ = state::to_vec(s, "grad", dim_);
+  iteration_ = state::to_count(s, "iteration");
+  restore_halton(halton_, state::at(s, "halton"));
 }
 
 }  // namespace dpmcmc

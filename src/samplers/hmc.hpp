@@ -75,6 +75,8 @@ class HmcKernel final : public Kernel {
   void init(const Vec& theta0) override;
   TransitionInfo transition(Rng& rng, std::span<double> extras) override;
   const Vec& position() const override { return theta_; }
+  nlohmann::json save_state() const override;
+  void load_state(const nlohmann::json& state) override;
 
   const HmcConfig& config() const { return config_; }
 

@@ -4,6 +4,7 @@
 // a PrivateData (privacy/) for their releases, whose noise comes from the chain's noise stream.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
@@ -50,6 +51,16 @@ class Kernel {
   // chain cleanly (keeping its draws, status budget_exhausted) rather than release beyond it
   // (docs/architecture.md). Non-private kernels never run out.
   virtual bool exhausted() const { return false; }
+
+  // Checkpoints (run/checkpoint.hpp). A resumed chain calls init(its saved position()) and then
+  // load_state(what save_state() returned between two transitions). A kernel whose whole state
+  // init() rebuilds exactly from the position keeps these defaults; anything else — counters,
+  // momenta, thermostats, lazily drawn sequences, a private kernel's data owner — must be saved,
+  // or the resumed chain would not continue bit for bit (tests/run/checkpoint_roundtrip_test.cpp
+  // runs every sampler through a save and a restore). Doubles go through core/state_json.hpp.
+  virtual nlohmann::json save_state() const { return nlohmann::json::object(); }
+  // DataError for a malformed state.
+  virtual void load_state(const nlohmann::json& /*state*/) {}
 };
 
 }  // namespace dpmcmc

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/state_json.hpp"
 #include "samplers/start_check.hpp"
 
 namespace dpmcmc {
@@ -57,6 +58,14 @@ double PrivateKernel::start_log_prior(const Model& model, const Vec& theta0, int
         "{}: log prior density at the starting point is {}, expected a finite value", who, lp));
   }
   return lp;
+}
+
+nlohmann::json PrivateKernel::save_state() const {
+  return {{"owner", owner_->save_state()}};
+}
+
+void PrivateKernel::load_state(const nlohmann::json& s) {
+  owner_->load_state(state::at(s, "owner"));
 }
 
 }  // namespace dpmcmc

@@ -31,6 +31,10 @@ class PrivateKernel : public Kernel {
   // True when some kind of releases_per_iteration() has fewer releases left than one iteration
   // may make.
   bool exhausted() const override;
+  // The data owner's state under "owner" (noise stream, allowance, event log); kernels that
+  // override these call them.
+  nlohmann::json save_state() const override;
+  void load_state(const nlohmann::json& state) override;
 
   // Default-deny: a private kernel names the extra columns that are functions of its releases
   // and public inputs; every other column is curator-only (checked by the leak scan,

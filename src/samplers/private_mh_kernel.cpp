@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/state_json.hpp"
 #include "samplers/start_check.hpp"
 
 namespace dpmcmc {
@@ -93,6 +94,21 @@ TransitionInfo PrivateMhKernel::transition(Rng& rng, std::span<double> extras) {
   update_guided_direction(shape_.proposal, move, d.accept, direction_);
   extras[own] = spent();
   return info;
+}
+
+nlohmann::json PrivateMhKernel::save_state() const {
+  nlohmann::json s = PrivateKernel::save_state();
+  s["log_prior"] = state::of(log_prior_);
+  s["transitions"] = transitions_;
+  s["direction"] = state::of(direction_);
+  return s;
+}
+
+void PrivateMhKernel::load_state(const nlohmann::json& s) {
+  PrivateKernel::load_state(s);
+  log_prior_ = state::to_double(s, "log_prior");
+  transitions_ = state::to_count(s, "transitions");
+  direction_ = state::to_vec(s, "direction", direction_.size());
 }
 
 }  // namespace dpmcmc

@@ -64,6 +64,8 @@ class PrivateMhKernel : public PrivateKernel {
   // lp__ is NaN: a private kernel never sees the exact log density.
   TransitionInfo transition(Rng& rng, std::span<double> extras) final;
   const Vec& position() const override { return theta_; }
+  nlohmann::json save_state() const override;
+  void load_state(const nlohmann::json& state) override;
   // The proposal sd per component (size dim).
   const Vec& scale() const { return scale_; }
   // GWMH directions (±1 per component; all +1 for the other proposals).

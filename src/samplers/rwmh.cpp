@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/state_json.hpp"
 #include "models/posterior.hpp"
 #include "samplers/clipped_llr.hpp"
 #include "samplers/start_check.hpp"
@@ -69,6 +70,14 @@ std::unique_ptr<Kernel> make_rwmh(const Model& model, const Dataset& data, RwmhC
       std::make_unique<RwmhKernel>(model.dim(), std::move(density), std::move(config),
                                    std::move(clipped)),
       tally, "clip_frac__");
+}
+
+nlohmann::json RwmhKernel::save_state() const {
+  return {{"lp", state::of(lp_)}};
+}
+
+void RwmhKernel::load_state(const nlohmann::json& s) {
+  lp_ = state::to_double(s, "lp");
 }
 
 }  // namespace dpmcmc

@@ -26,6 +26,11 @@ class FixedOwner final : public DataOwner {
     ++made_;
     return {v_, s_, delta_, rows_, clipped_};
   }
+  nlohmann::json save_state() const override { return {{"left", left_}, {"made", made_}}; }
+  void load_state(const nlohmann::json& s) override {
+    left_ = s.at("left");
+    made_ = s.at("made");
+  }
 
  private:
   double v_, s_, delta_;

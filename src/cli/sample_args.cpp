@@ -1,0 +1,189 @@
+#include "cli/sample_args.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "cli/options.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "run/private_samplers.hpp"
+#include "run/sampler_params.hpp"
+
+namespace dpmcmc::cli {
+
+SampleSpec to_spec(const SampleArgs& a) {
+  SampleSpec spec;
+  spec.preset = a.model;
+  spec.sampler = a.sampler;
+  if (!a.data.empty()) spec.data_file = a.data;
+  if (a.n > 0) spec.n = a.n;
+  spec.data_seed = a.data_seed;
+  spec.seed_given = a.seed.has_value();
+  spec.run.seed = a.seed ? *a.seed : os_entropy_seed();
+  if (a.chains < 1) throw UsageError(fmt::format("--chains: expected ≥ 1, got {}", a.chains));
+  if (a.threads < 0) throw UsageError(fmt::format("--threads: expected ≥ 0, got {}", a.threads));
+  if (a.thin < 1) throw UsageError("--thin: expected ≥ 1, got 0");
+  if (a.iter < 1) throw UsageError("--iter: expected ≥ 1, got 0");
+  if (a.reference_draws < 2) throw UsageError("--reference-draws: expected ≥ 2");
+  spec.run.chains = a.chains;
+  spec.run.threads = a.threads;
+  spec.run.samples = a.iter;
+  spec.run.warmup = a.warmup;
+  spec.run.thin = a.thin;
+  spec.run.save_warmup = a.save_warmup;
+  if (a.quiet) spec.run.progress = ProgressMode::never;
+  spec.reference_draws = a.reference_draws;
+  spec.out_dir = a.out.empty() ? std::filesystem::path("out") / (a.model + "-" + a.sampler)
+                               : std::filesystem::path(a.out);
+  // Starting points: explicit, or around a centre, or the preset's rule.
+  if (!a.init.empty()) {
+    spec.init_given = true;
+    spec.run.init.points.push_back(
+        Eigen::Map<const Vec>(a.init.data(), static_cast<Eigen::Index>(a.init.size())));
+  } else if (!a.init_centre.empty() || a.init_spread) {
+    spec.init_given = true;
+    if (!a.init_centre.empty()) {
+      spec.run.init.centre = Eigen::Map<const Vec>(a.init_centre.data(),
+                                                   static_cast<Eigen::Index>(a.init_centre.size()));
+    }
+    spec.run.init.spread = a.init_spread.value_or(1.0);
+  }
+  // An option the sampler does not read is refused as such before its value is judged
+  // (sampler_overrides): "expected > 0" about an option the run would ignore points the user at
+  // the wrong fix.
+  spec.overrides = sampler_overrides(a.sampler_options, a.sampler);
+  if (!a.noise_key_file.empty()) spec.noise_key_file = a.noise_key_file;
+  spec.epsilon = a.epsilon;
+  spec.delta = a.delta;
+  spec.accountants = a.accountants;
+  spec.warmup_fraction = a.warmup_fraction;
+  spec.command_line = command_line();
+  // Checkpoints: every few seconds of work by default, when the run could be resumed (a private
+  // run needs its key in a file); --checkpoint-every N sets N iterations, 0 none.
+  const bool resumable = !is_private_sampler(a.sampler) || !a.noise_key_file.empty();
+  if (a.checkpoint_every ? *a.checkpoint_every > 0 : resumable) {
+    spec.checkpoint.emplace();
+    spec.checkpoint->every_iterations = a.checkpoint_every.value_or(0);
+  }
+  spec.resume_info = {{"args", parsed_arguments()},
+                      {"cwd", std::filesystem::current_path().string()},
+                      {"seed", spec.run.seed},
+                      {"seed_given", spec.seed_given}};
+  return spec;
+}
+
+// An option the run would not use is refused, not ignored: a private run's length is set by its
+// budget, a non-private run spends none, and a data file has its own rows. (Hyperparameters the
+// sampler does not read are refused by to_spec, through check_sampler_keys.)
+void refuse_unused_options(const CLI::App& cmd, const std::string& sampler) {
+  for (const char* option : {"--n", "--data-seed"}) {
+    if (cmd.count("--data") > 0 && cmd.count(option) > 0) {
+      throw UsageError(fmt::format(
+          "{}: the rows come from --data; {} applies to the preset's synthetic data only", option,
+          option));
+    }
+  }
+  const auto names = sampler_names();
+  if (std::find(names.begin(), names.end(), sampler) == names.end()) return;  // refused later
+  const bool private_sampler = is_private_sampler(sampler);
+  for (const char* option : {"--iter", "--warmup"}) {
+    if (private_sampler && cmd.count(option) > 0) {
+      throw UsageError(fmt::format(
+          "{}: sampler '{}' is private: its budget sets the iterations (--epsilon; the warmup "
+          "share is --warmup-fraction)",
+          option, sampler));
+    }
+  }
+  std::vector<std::string> private_names;
+  for (const auto& e : private_samplers()) private_names.push_back(e.name);
+  for (const char* option :
+       {"--epsilon", "--delta", "--accountants", "--warmup-fraction", "--noise-key-file"}) {
+    if (!private_sampler && cmd.count(option) > 0) {
+      throw UsageError(
+          fmt::format("{}: sampler '{}' is not private and spends no budget; private samplers: {}",
+                      option, sampler, fmt::join(private_names, ", ")));
+    }
+  }
+}
+
+void add_sample_options(CLI::App& cmd, SampleArgs& a) {
+  // Shown in --help; the file itself is expanded before parsing (cli/config_file.hpp).
+  cmd.add_option("--config")
+      ->description("Read options from a JSON or TOML file (the command line wins)");
+  cmd.add_option("--model", a.model, "Model preset (see `dpmcmc models`)")->capture_default_str();
+  std::vector<std::string> private_names;
+  for (const auto& e : private_samplers()) private_names.push_back(e.name);
+  cmd.add_option(
+         "--sampler", a.sampler,
+         fmt::format("Sampler: rwmh, hmc, tunamh (non-private); {} (private: need --epsilon)",
+                     fmt::join(private_names, ", ")))
+      ->capture_default_str();
+  cmd.add_option("--data", a.data,
+                 "CSV data file (header + numeric rows); default: the preset's synthetic data");
+  cmd.add_option("--n", a.n, "Rows of synthetic data (default: the preset's n)");
+  cmd.add_option("--data-seed", a.data_seed, "Seed of the synthetic data (default: --seed)");
+  cmd.add_option("--seed", a.seed, "Run seed; default: drawn from OS entropy and reported");
+  cmd.add_option("--chains", a.chains, "Number of chains")->capture_default_str();
+  cmd.add_option("--threads", a.threads, "Worker threads (0: all cores)")->capture_default_str();
+  cmd.add_option("--iter", a.iter, "Post-warmup iterations per chain (non-private samplers)")
+      ->capture_default_str();
+  cmd.add_option("--warmup", a.warmup,
+                 "Warmup (burn-in) iterations per chain (non-private samplers)")
+      ->capture_default_str();
+  cmd.add_option("--thin", a.thin, "Keep every thin-th iteration")->capture_default_str();
+  cmd.add_flag("--save-warmup", a.save_warmup, "Write warmup draws too");
+  cmd.add_option("--out", a.out, "Output directory (default: out/MODEL-SAMPLER)");
+  cmd.add_option("--init", a.init, "Starting point for every chain (comma-separated)")
+      ->delimiter(',');
+  cmd.add_option("--init-centre", a.init_centre, "Centre of random starting points")
+      ->delimiter(',');
+  cmd.add_option("--init-spread", a.init_spread, "Sd of random starting points around the centre");
+  add_sampler_options(cmd, a.sampler_options);
+  cmd.add_option("--epsilon", a.epsilon,
+                 "Private samplers: the privacy budget epsilon shared by all chains");
+  cmd.add_option("--noise-key-file", a.noise_key_file,
+                 "Private samplers: the secret key of the privacy noise, read from PATH (or "
+                 "created there, mode 0600, when missing) so that the same seed and key rerun "
+                 "bit for bit; default: a fresh key from OS entropy, stored nowhere. Never "
+                 "publish it: with the key, the noise can be recomputed and subtracted");
+  cmd.add_option("--delta", a.delta,
+                 "Private samplers: delta (default: the preset's, see `dpmcmc models`; 0.1/n "
+                 "with --data or another --n)");
+  cmd.add_option("--accountants", a.accountants,
+                 "Private samplers: accountants to plan with (default: every certified one; the "
+                 "tightest wins)")
+      ->delimiter(',');
+  cmd.add_option("--warmup-fraction", a.warmup_fraction,
+                 "Private samplers: share of each chain's planned iterations used as warmup")
+      ->capture_default_str();
+  cmd.add_option("--reference-draws", a.reference_draws, "Exact posterior draws for the MMD")
+      ->capture_default_str();
+  cmd.add_flag("--quiet", a.quiet, "No progress display");
+  cmd.add_option("--checkpoint-every", a.checkpoint_every,
+                 "Save each chain's state every N iterations (0: never) so that a stopped or "
+                 "killed run can be resumed; default: every 5 s of work, when the run can be "
+                 "resumed (a private run needs --noise-key-file)");
+  cmd.add_option("--resume", a.resume,
+                 "Continue the stopped or killed run whose --out was DIR, with the options it was "
+                 "started with (only --noise-key-file, --threads, --quiet and --checkpoint-every "
+                 "may be given); its draws and spend are those of the uninterrupted run")
+      ->type_name("DIR");
+  cmd.footer(
+      "Hyperparameters not given come from the preset (`dpmcmc models NAME` lists them and their "
+      "sources). Private samplers run as many iterations as the budget allows; the report shows "
+      "the planned and the recorded spend per accountant. An option the sampler would not use "
+      "is refused (exit 64), not ignored: --iter and --warmup with a private sampler, the "
+      "privacy options with a non-private one, a hyperparameter the sampler does not read, --n "
+      "or --data-seed with --data. "
+      "Output: DIR/chain-K.csv (Stan CSV) and DIR/report.json. A private run writes there only "
+      "what may be published (theta draws, columns that are functions of released values, the "
+      "planned and recorded spend); clip counts, batch sizes, timings and accuracy against the "
+      "exact posterior are computed from the private rows without noise and go to DIR.curator/ "
+      "(mode 0700, not for release). The seed is public; the noise comes from a secret key "
+      "(--noise-key-file).");
+}
+
+}  // namespace dpmcmc::cli

@@ -1,0 +1,47 @@
+// The options of `dpmcmc sample` and the SampleSpec they make (run/sample_job.hpp). Kept apart
+// from the command so that a resumed run (sample_command.cpp) can parse the arguments it was
+// started with again.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/sampler_options.hpp"
+#include "run/sample_job.hpp"
+
+namespace dpmcmc::cli {
+
+struct SampleArgs {
+  std::string model = "banana-tempered-2d";
+  std::string sampler = "hmc";
+  std::string data, out, noise_key_file;
+  std::size_t n = 0;
+  std::optional<std::uint64_t> seed, data_seed;
+  int chains = 4, threads = 0;
+  std::size_t iter = 1000, warmup = 1000, thin = 1, reference_draws = 1000;
+  bool save_warmup = false, quiet = false;
+  std::vector<double> init, init_centre;
+  std::optional<double> init_spread;
+  SamplerOptionValues sampler_options;
+  std::optional<double> epsilon, delta;
+  std::vector<std::string> accountants;
+  double warmup_fraction = 0.5;
+  // Checkpoints: iterations per chain between two (0: none); default every few seconds of work.
+  std::optional<std::size_t> checkpoint_every;
+  std::string resume;  // DIR of a stopped run to continue
+};
+
+// Adds every option of `sample` to `cmd`, bound to `a` (which must outlive the parse).
+void add_sample_options(CLI::App& cmd, SampleArgs& a);
+
+// The job's spec. UsageError naming the option for a value out of range.
+SampleSpec to_spec(const SampleArgs& a);
+
+// An option the run would not use is refused, not ignored (UsageError naming it).
+void refuse_unused_options(const CLI::App& cmd, const std::string& sampler);
+
+}  // namespace dpmcmc::cli

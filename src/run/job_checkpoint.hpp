@@ -1,0 +1,38 @@
+// A sampling job's side of checkpoints (run/checkpoint.hpp holds the chains' side): where they
+// go, and run.json — what the run was, so that a resumed run is the same run. A fresh checkpointed
+// run writes run.json before any chain starts; a resumed run compares its own identity with it and
+// refuses to go on when anything differs. Above all the data and the key: the same noise stream
+// replayed on other rows would publish the difference between them.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/noise_key.hpp"
+#include "data/dataset.hpp"
+#include "run/run_config.hpp"
+
+namespace dpmcmc {
+
+// DIR.curator/checkpoint for a private run (the noise stream's position depends on the private
+// rows), DIR/checkpoint otherwise.
+std::filesystem::path checkpoint_dir(const std::filesystem::path& out_dir, bool private_run);
+
+// What must not change between a run and its resumption: the model, the sampler and its
+// parameters, seed, chains and their plans, thinning, the data's content hash and (private runs)
+// the key's check value.
+nlohmann::json run_identity(const std::string& preset, const std::string& sampler,
+                            const nlohmann::json& params, const RunConfig& run, const Dataset& data,
+                            const NoiseKey* key);
+
+// Fresh run: writes DIR/run.json with the identity and `resume_info` (what the caller needs to
+// rebuild the job, e.g. the CLI's arguments). Resume: ConfigError naming the first field that
+// differs from the saved identity, NoInputError when there is no run.json.
+void begin_checkpointed_run(const std::filesystem::path& dir, const nlohmann::json& identity,
+                            const nlohmann::json& resume_info, bool resume);
+
+// DIR/run.json's "resume_info". NoInputError naming the file when there is none (the run
+// completed, or ran without checkpoints); DataError when it is malformed.
+nlohmann::json saved_resume_info(const std::filesystem::path& dir);
+
+}  // namespace dpmcmc
