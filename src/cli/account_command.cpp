@@ -23,6 +23,7 @@
 #include "privacy/iteration_templates.hpp"
 #include "run/private_plan.hpp"
 #include "run/private_samplers.hpp"
+#include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
 
 namespace dpmcmc::cli {
@@ -120,10 +121,10 @@ struct SamplerTemplate {
 };
 
 SamplerTemplate sampler_template(const AccountArgs& a) {
-  const PrivateSamplerEntry* entry = find_private_sampler(a.sampler);
+  const SamplerDescriptor* entry = find_private_sampler(a.sampler);
   if (entry == nullptr) {
     std::vector<std::string> names;
-    for (const auto& e : private_samplers()) names.push_back(e.name);
+    for (const auto& name : private_sampler_names()) names.push_back(name);
     throw UsageError(fmt::format("--sampler: '{}' is not a private sampler; expected one of {}",
                                  a.sampler, fmt::join(names, ", ")));
   }
@@ -134,7 +135,7 @@ SamplerTemplate sampler_template(const AccountArgs& a) {
   if (t.n < 1) throw UsageError("--n: expected the number of data rows >= 1, got 0");
   const auto params =
       sampler_params(preset, a.sampler, sampler_overrides(a.sampler_options, a.sampler));
-  t.per_iteration = entry->build(a.sampler, params, *model, t.n).per_iteration;
+  t.per_iteration = entry->build_private(a.sampler, params, *model, t.n).per_iteration;
   t.coordinates = release_coordinates(*model);
   t.delta = a.delta.value_or(default_delta(preset, t.n, true));
   check_delta(t.delta, "--delta");
@@ -254,7 +255,7 @@ void add_account_command(CLI::App& app) {
       "account", "Privacy accounting: epsilon(delta), delta(epsilon), iterations allowed");
   auto* mech = cmd->add_option("--mechanism", a->mechanism, "gaussian or subsampled-gaussian");
   std::vector<std::string> names;
-  for (const auto& e : private_samplers()) names.push_back(e.name);
+  for (const auto& name : private_sampler_names()) names.push_back(name);
   auto* sampler = cmd->add_option("--sampler,--algorithm", a->sampler,
                                   fmt::format("Private sampler ({}): iterations a budget allows, "
                                               "or epsilon of --iterations; --algorithm is an "

@@ -18,6 +18,7 @@ int run(int argc, char** argv) {
   app.require_subcommand(1, 1);
   app.set_version_flag("--version", "dpmcmc 0.1.0");
   add_models_command(app);
+  add_samplers_command(app);
   add_simulate_command(app);
   add_sample_command(app);
   add_summary_command(app);

@@ -6,6 +6,7 @@
 namespace dpmcmc::cli {
 
 void add_models_command(CLI::App& app);
+void add_samplers_command(CLI::App& app);  // in models_command.cpp
 void add_simulate_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
 void add_summary_command(CLI::App& app);

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "models/presets.hpp"
+#include "run/sampler_descriptors.hpp"
 
 namespace dpmcmc::cli {
 namespace {
@@ -64,6 +65,20 @@ void add_models_command(CLI::App& app) {
       fmt::print("{:<22} {:>3} {:>8}  {}\n", p.name, p.dim, p.n, p.description);
     }
     fmt::print("\n`dpmcmc models NAME` shows a preset's sampler defaults and their sources.\n");
+  });
+}
+
+void add_samplers_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "samplers", "List the samplers: what each is, its hyperparameters and its defaults' entry");
+  auto markdown = std::make_shared<bool>(false);
+  cmd->add_flag("--markdown", *markdown, "Print the table as Markdown (docs/samplers.md)");
+  cmd->callback([markdown] {
+    fmt::print("{}", sampler_table(*markdown));
+    if (!*markdown)
+      fmt::print(
+          "\nDefaults come from the preset's entry (`dpmcmc models NAME`); private samplers "
+          "need --epsilon.\n");
   });
 }
 

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "run/private_samplers.hpp"
+#include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
 
 namespace dpmcmc::cli {
@@ -98,7 +99,7 @@ void refuse_unused_options(const CLI::App& cmd, const std::string& sampler) {
     }
   }
   std::vector<std::string> private_names;
-  for (const auto& e : private_samplers()) private_names.push_back(e.name);
+  for (const auto& name : private_sampler_names()) private_names.push_back(name);
   for (const char* option :
        {"--epsilon", "--delta", "--accountants", "--warmup-fraction", "--noise-key-file"}) {
     if (!private_sampler && cmd.count(option) > 0) {
@@ -115,11 +116,12 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
       ->description("Read options from a JSON or TOML file (the command line wins)");
   cmd.add_option("--model", a.model, "Model preset (see `dpmcmc models`)")->capture_default_str();
   std::vector<std::string> private_names;
-  for (const auto& e : private_samplers()) private_names.push_back(e.name);
+  for (const auto& name : private_sampler_names()) private_names.push_back(name);
   cmd.add_option(
          "--sampler", a.sampler,
-         fmt::format("Sampler: rwmh, hmc, tunamh (non-private); {} (private: need --epsilon)",
-                     fmt::join(private_names, ", ")))
+         fmt::format("Sampler: {} (non-private); {} (private: need --epsilon); `dpmcmc samplers` "
+                     "describes them",
+                     fmt::join(baseline_sampler_names(), ", "), fmt::join(private_names, ", ")))
       ->capture_default_str();
   cmd.add_option("--data", a.data,
                  "CSV data file (header + numeric rows); default: the preset's synthetic data");

@@ -1,7 +1,7 @@
-// The sampler hyperparameter options shared by `dpmcmc sample` and `dpmcmc account --sampler`:
-// one table of keys (their option is option_of(key), run/sampler_params.hpp) so that both
-// commands accept the same spelling, help and checks, and turn them into the JSON overrides of
-// the preset's defaults (run/sampler_params.hpp).
+// The sampler hyperparameter options shared by `dpmcmc sample` and `dpmcmc account --sampler`,
+// generated from the hyperparameter table and the sampler descriptors (run/sampler_params.hpp,
+// run/sampler_descriptors.hpp): both commands accept the same spelling, help and checks, and turn
+// them into the JSON overrides of the preset's defaults.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -13,11 +13,15 @@
 namespace dpmcmc::cli {
 
 struct SamplerOptionValues {
-  std::vector<double> proposal_sd, mass;
-  std::optional<bool> randomize;
-  std::optional<std::string> batch_sampling;
-  // The numeric hyperparameters, one per entry of the table in sampler_options.cpp.
-  std::vector<std::optional<double>> hyper;
+  // What the user gave for each entry of the hyperparameter table (run/sampler_params.hpp), in
+  // the member its kind uses.
+  struct Given {
+    std::optional<double> number;  // number, count
+    std::vector<double> values;    // vector
+    std::optional<bool> flag;
+    std::optional<std::string> choice;
+  };
+  std::vector<Given> given;
   SamplerOptionValues();
 };
 

@@ -20,6 +20,7 @@
 #include "privacy/accountants.hpp"
 #include "run/private_samplers.hpp"
 #include "run/sample_job.hpp"
+#include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
 
 namespace dpmcmc {
@@ -316,7 +317,7 @@ std::vector<SamplerChoice> parse_samplers(const json& doc, const Reader& r, Expe
           c.sampler == c.label ? fmt::format("samplers[{}]", i) : pkey + ".sampler";
       if (kind == ExperimentKind::account) {
         std::vector<std::string> names;
-        for (const auto& e : private_samplers()) names.push_back(e.name);
+        for (const auto& name : private_sampler_names()) names.push_back(name);
         if (find_private_sampler("dp-hmc") == nullptr) names.push_back("dp-hmc");
         r.fail(where, fmt::format("'{}' has no release template; expected one of {}", c.sampler,
                                   fmt::join(names, ", ")));

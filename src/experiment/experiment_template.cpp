@@ -2,6 +2,7 @@
 
 #include "privacy/iteration_templates.hpp"
 #include "run/private_samplers.hpp"
+#include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
 
 namespace dpmcmc {
@@ -12,9 +13,9 @@ bool has_release_template(const std::string& sampler) {
 
 std::vector<PrivacyEvent> release_template(const std::string& sampler, const nlohmann::json& params,
                                            const Preset& preset, std::size_t n) {
-  if (const PrivateSamplerEntry* entry = find_private_sampler(sampler)) {
+  if (const SamplerDescriptor* entry = find_private_sampler(sampler)) {
     const auto model = preset.make_model();
-    return entry->build(sampler, params, *model, n).per_iteration;
+    return entry->build_private(sampler, params, *model, n).per_iteration;
   }
   // 002_673c6a5269ae2454.txt, Theorem 4.3: one llr release (τ_l√n) and L + 1 gradients (τ_g√n).
   return dp_hmc_template(number_param(params, sampler, "tau_l"),

@@ -22,7 +22,7 @@ std::vector<EventLog> PrivateJob::per_owner() const {
   return merged;
 }
 
-PrivateJob prepare_private_job(const SampleSpec& spec, const PrivateSamplerEntry& entry,
+PrivateJob prepare_private_job(const SampleSpec& spec, const SamplerDescriptor& entry,
                                const Preset& preset, const Model& model, const Dataset& data,
                                const json& params, RunConfig& run) {
   if (!spec.epsilon) {
@@ -37,7 +37,7 @@ PrivateJob prepare_private_job(const SampleSpec& spec, const PrivateSamplerEntry
     throw UsageError(fmt::format("--warmup-fraction: expected a number in [0, 1), got {}",
                                  spec.warmup_fraction));
   }
-  PrivateSamplerSetup setup = entry.build(spec.sampler, params, model, data.rows());
+  PrivateSamplerSetup setup = entry.build_private(spec.sampler, params, model, data.rows());
   // The owners' shares are checked before planning (an impossible split is an input error).
   std::vector<Dataset> shards;
   if (setup.owners > 1) shards = owner_shards(data, setup.owners);

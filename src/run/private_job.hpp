@@ -19,6 +19,7 @@
 #include "run/run_config.hpp"
 #include "run/runner.hpp"
 #include "run/sample_job.hpp"
+#include "run/sampler_descriptors.hpp"
 
 namespace dpmcmc {
 
@@ -39,7 +40,7 @@ struct PrivateJob {
 // Checks --epsilon, --delta and --warmup-fraction (UsageError naming the option), builds the
 // sampler's setup, plans, sets run.per_chain (warmup, samples) from the plan and reads the noise
 // key (spec.noise_key, else spec.noise_key_file, else a fresh one). Releases nothing.
-PrivateJob prepare_private_job(const SampleSpec& spec, const PrivateSamplerEntry& entry,
+PrivateJob prepare_private_job(const SampleSpec& spec, const SamplerDescriptor& entry,
                                const Preset& preset, const Model& model, const Dataset& data,
                                const nlohmann::json& params, RunConfig& run);
 

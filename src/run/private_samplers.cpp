@@ -14,43 +14,6 @@
 
 namespace dpmcmc {
 
-const std::vector<PrivateSamplerEntry>& private_samplers() {
-  static const std::vector<PrivateSamplerEntry> entries = {
-      {"dp-penalty", "DP penalty, Gaussian random walk (002 Section 3.1)", setup_dp_penalty},
-      {"dp-penalty-ocu", "DP penalty, one-component updates (002 Section 3.1)", setup_dp_penalty},
-      {"dp-penalty-gwmh", "DP penalty, guided walk on one component (002 Section 3.1)",
-       setup_dp_penalty},
-      {"dp-penalty-minibatch", "DP penalty on a batch without replacement (002 Section 3.4)",
-       setup_dp_penalty_minibatch},
-      {"dp-penalty-minibatch-ocu", "minibatch DP penalty, one-component updates",
-       setup_dp_penalty_minibatch},
-      {"dp-penalty-minibatch-gwmh", "minibatch DP penalty, guided walk on one component",
-       setup_dp_penalty_minibatch},
-      {"dp-penalty-shared", "DP penalty with the rows split among N data owners (004 Algorithm 2)",
-       setup_dp_penalty_shared},
-      {"dp-penalty-expfam", "penalty on noisy sufficient statistics (004 Algorithm 3)",
-       setup_dp_penalty_expfam},
-      {"dp-hmc", "DP Hamiltonian Monte Carlo, L + 1 noisy gradients (002 Algorithm 4)",
-       setup_dp_hmc},
-      {"dp-barker", "DP Barker: minibatch Barker test with V_corr (002 Section 3.3)",
-       setup_dp_barker},
-      {"dp-sgld", "DP stochastic-gradient Langevin dynamics, Poisson batches", setup_dp_sgld},
-      {"dp-sgnht", "DP stochastic-gradient Nose-Hoover thermostat, Poisson batches",
-       setup_dp_sgnht},
-      {"dp-fast-mh", "DP-Fast MH: TunaMH minibatches with Gaussian noise (003 Algorithm 2)",
-       setup_dp_fast_mh},
-      {"dp-fast-mh-full", "DP-Fast MH, full-batch variant (003 Algorithm 2)", setup_dp_fast_mh},
-  };
-  return entries;
-}
-
-const PrivateSamplerEntry* find_private_sampler(const std::string& name) {
-  for (const auto& e : private_samplers()) {
-    if (e.name == name) return &e;
-  }
-  return nullptr;
-}
-
 std::vector<Dataset> owner_shards(const Dataset& data, std::size_t owners) {
   const std::size_t n = data.rows();
   if (owners < 1 || owners > n) {

@@ -4,8 +4,8 @@
 //   * a factory that builds a chain's kernel around the chain's PrivateData,
 // and the job does the rest the same way for all of them: plan k from the budget, give each
 // chain a PrivateData whose allowance is its share of k times the template's releases per label,
-// record, report planned beside recorded. Adding a sampler is one entry in private_samplers.cpp
-// and one setup function.
+// record, report planned beside recorded. The entries are the private samplers' descriptors
+// (sampler_descriptors.hpp); adding a sampler is one descriptor and one setup function.
 #pragma once
 
 #include <functional>
@@ -46,15 +46,9 @@ using PrivateSamplerBuilder = PrivateSamplerSetup (*)(const std::string& sampler
                                                       const nlohmann::json& params,
                                                       const Model& model, std::size_t n);
 
-struct PrivateSamplerEntry {
-  std::string name;
-  std::string summary;  // one line for --help and the docs
-  PrivateSamplerBuilder build;
-};
-
-const std::vector<PrivateSamplerEntry>& private_samplers();
-// nullptr when `name` is not a private sampler.
-const PrivateSamplerEntry* find_private_sampler(const std::string& name);
+struct SamplerDescriptor;  // sampler_descriptors.hpp
+// The descriptor of a private sampler; nullptr when `name` is not one (sampler_descriptors.cpp).
+const SamplerDescriptor* find_private_sampler(const std::string& name);
 
 // The allowance of a chain that may run `iterations` iterations of the setup's template: one
 // slot per template event, iterations × its count, calibrated as the event, capped as the setup

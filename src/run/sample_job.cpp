@@ -16,10 +16,8 @@
 #include "run/private_job.hpp"
 #include "run/private_samplers.hpp"
 #include "run/sample_accuracy.hpp"
+#include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
-#include "samplers/hmc.hpp"
-#include "samplers/rwmh.hpp"
-#include "samplers/tunamh.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -282,42 +280,6 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
 
 }  // namespace
 
-KernelFactory kernel_factory(const std::string& sampler, const json& params, const Model& model,
-                             const Dataset& data) {
-  const int d = model.dim();
-  if (sampler == "rwmh") {
-    RwmhConfig config;
-    config.scale = vector_param(params, sampler, "proposal_sd", d);
-    // The clipping study (002 Section 6.2): absent = the exact kernel.
-    if (params.contains("clip")) config.clip = number_param(params, sampler, "clip");
-    return [&model, &data, config](int) { return make_rwmh(model, data, config); };
-  }
-  if (sampler == "hmc") {
-    HmcConfig config;
-    config.step_size = number_param(params, sampler, "step_size");
-    config.steps = static_cast<int>(number_param(params, sampler, "steps"));
-    if (params.contains("mass")) config.mass = vector_param(params, sampler, "mass", d);
-    if (bool_param(params, sampler, "randomized_step_size", false))
-      config.jitter = StepJitter::halton;
-    if (params.contains("clip")) config.clip = number_param(params, sampler, "clip");
-    return [&model, &data, config](int) { return make_hmc(model, data, config); };
-  }
-  if (sampler == "tunamh") {
-    TunaMhConfig config;
-    config.scale = vector_param(params, sampler, "proposal_sd", d);
-    config.lambda = number_param(params, sampler, "lambda", config.lambda);
-    return [&model, &data, config](int) { return make_tunamh(model, data, config); };
-  }
-  throw UsageError(fmt::format("--sampler: unknown sampler '{}'; available: {}", sampler,
-                               fmt::join(sampler_names(), ", ")));
-}
-
-std::vector<std::string> sampler_names() {
-  std::vector<std::string> names = {"rwmh", "hmc", "tunamh"};
-  for (const auto& e : private_samplers()) names.push_back(e.name);
-  return names;
-}
-
 bool is_private_sampler(const std::string& sampler) {
   return find_private_sampler(sampler) != nullptr;
 }
@@ -337,7 +299,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   SampleOutcome out;
   std::optional<PrivateJob> priv;
   KernelFactory factory;
-  if (const PrivateSamplerEntry* entry = find_private_sampler(spec.sampler)) {
+  if (const SamplerDescriptor* entry = find_private_sampler(spec.sampler)) {
     priv = prepare_private_job(spec, *entry, preset, *model, data.data, params, run);
     out.plan = priv->plan;
     factory = private_kernel_factory(*priv, *model, data.data, run);

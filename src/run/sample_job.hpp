@@ -107,15 +107,6 @@ struct SampleOutcome {
 // Whether `sampler` is a private sampler (reaches the data only through PrivateData).
 bool is_private_sampler(const std::string& sampler);
 
-// The kernels of the non-private samplers (rwmh, hmc, tunamh) from their parameters
-// (sampler_params.hpp); every parameter is read here, before any kernel is built. UsageError for
-// another sampler name. `model` and `data` must outlive the factory.
-KernelFactory kernel_factory(const std::string& sampler, const nlohmann::json& params,
-                             const Model& model, const Dataset& data);
-
-// The sampler names `sample` accepts.
-std::vector<std::string> sampler_names();
-
 // Runs the job. Throws UsageError/ConfigError/DataError/NoInputError/OutputError for bad input
 // before any chain starts.
 SampleOutcome run_sample_job(const SampleSpec& spec);

@@ -9,33 +9,65 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "run/sampler_descriptors.hpp"
 
 namespace dpmcmc {
 
 using nlohmann::json;
 
 std::set<std::string> sampler_keys(const std::string& sampler) {
-  const std::set<std::string> penalty = {"proposal_sd", "tau", "clip", "alpha"};
-  if (sampler == "rwmh") return {"proposal_sd", "clip"};
-  if (sampler == "hmc") return {"step_size", "steps", "mass", "randomized_step_size", "clip"};
-  if (sampler == "tunamh") return {"proposal_sd", "lambda"};
-  if (sampler == "dp-penalty" || sampler == "dp-penalty-ocu" || sampler == "dp-penalty-gwmh")
-    return penalty;
-  if (sampler == "dp-penalty-shared") return {"proposal_sd", "tau", "clip", "alpha", "owners"};
-  if (sampler == "dp-penalty-expfam") return {"proposal_sd", "tau", "alpha"};
-  if (sampler.starts_with("dp-penalty-minibatch"))
-    return {"proposal_sd", "tau", "clip", "batch_size"};
-  if (sampler == "dp-hmc")
-    return {"tau_l",     "tau_g", "clip_l", "clip_g",
-            "step_size", "steps", "mass",   "randomized_step_size"};
-  if (sampler == "dp-barker") return {"proposal_sd", "batch_size", "noise_variance"};
-  if (sampler == "dp-sgld") return {"batch_sampling", "batch_size", "step_size", "clip"};
-  if (sampler == "dp-sgnht") return {"batch_sampling", "batch_size", "step_size", "clip", "A"};
-  if (sampler == "dp-fast-mh")
-    return {"proposal_sd", "epsilon", "delta", "lambda", "max_batch", "free_branch", "row_bound"};
-  if (sampler == "dp-fast-mh-full")
-    return {"proposal_sd", "epsilon", "delta", "free_branch", "row_bound"};
-  return {};
+  const SamplerDescriptor* d = find_sampler(sampler);
+  if (d == nullptr) return {};
+  return {d->params.begin(), d->params.end()};
+}
+
+const std::vector<ParamInfo>& param_table() {
+  using K = ParamKind;
+  static const std::vector<ParamInfo> table = {
+      {"proposal_sd", K::vector, "proposal sd (one value or one per parameter)"},
+      {"mass", K::vector, "diagonal mass matrix (one value or one per parameter)"},
+      {"randomized_step_size", K::flag, "randomised Halton step size (true/false)"},
+      {"batch_sampling",
+       K::choice,
+       "how each batch is drawn: poisson (default; each row with probability b/n; add/remove "
+       "neighbours) or without_replacement (exactly b rows; substitute neighbours)",
+       {"poisson", "without_replacement"}},
+      {"step_size", K::number,
+       "leapfrog step size eta (hmc, dp-hmc); the DP HMC paper's per-row step, the update using "
+       "eta/n (dp-sgld, dp-sgnht)"},
+      {"steps", K::count, "leapfrog steps L"},
+      {"tau", K::number,
+       "noise multiplier tau (noise sd tau n^alpha times the sensitivity; minibatch: noise "
+       "variance tau times the squared sensitivity)"},
+      {"clip", K::number,
+       "clip bound b: each row's log-likelihood ratio to +-b|theta'-theta| (dp-penalty*; rwmh, "
+       "hmc: the same clipping without noise, thesis Section 6.2, off by default); per-row "
+       "gradient norm bound (dp-sgld, dp-sgnht)"},
+      {"alpha", K::number, "exponent alpha of n in the noise"},
+      {"batch_size", K::count, "batch size b (1 <= b <= n)"},
+      {"owners", K::count, "number of data owners N (1 <= N <= n)"},
+      {"tau_l", K::number, "noise multiplier of the log-likelihood-ratio release"},
+      {"tau_g", K::number, "noise multiplier of the gradient releases"},
+      {"clip_l", K::number, "clip bound of the log-likelihood ratios (per unit step)"},
+      {"clip_g", K::number, "L2 clip bound of the per-row gradients"},
+      {"noise_variance", K::number, "total noise variance sigma^2 < pi^2/3"},
+      {"A", K::number, "thermostat diffusion A"},
+      {"epsilon", K::number, "epsilon certified per iteration"},
+      {"delta", K::number, "delta certified per iteration"},
+      {"lambda", K::number, "expected batch size lambda (plus C M)"},
+      {"max_batch", K::count, "batch-size cap K before the full-batch fallback"},
+      {"free_branch", K::flag, "the 'privacy for free' branch (docs/dp-fast-mh.md; off)"},
+      {"row_bound", K::number, "the public per-row bound c-bar (default: the model's)"},
+  };
+  return table;
+}
+
+std::string readers_of(const std::string& key) {
+  std::vector<std::string> names;
+  for (const auto& d : sampler_descriptors()) {
+    if (std::find(d.params.begin(), d.params.end(), key) != d.params.end()) names.push_back(d.name);
+  }
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 std::string option_of(const std::string& key) {
@@ -89,15 +121,13 @@ void check_sampler_keys(const std::string& sampler, const json& overrides) {
 }
 
 json sampler_params(const Preset& preset, const std::string& sampler, const json& overrides) {
-  // OCU and GWMH share the thesis' "OCU+GWMH" defaults; the data-sharing penalty starts from
-  // the plain penalty's (004_14fb110475802c51.txt: same σ per owner).
-  std::string key = sampler;
-  if (sampler == "dp-penalty-gwmh") key = "dp-penalty-ocu";
-  if (sampler == "dp-penalty-minibatch-gwmh") key = "dp-penalty-minibatch-ocu";
-  if (sampler == "dp-penalty-shared") key = "dp-penalty";
-  if (sampler == "dp-fast-mh-full") key = "dp-fast-mh";
-  // A shared entry may hold keys this sampler does not read (dp-fast-mh's λ and K for the
-  // full-batch variant): only those it reads are its defaults.
+  // The descriptor names the preset entry of the defaults: OCU and GWMH share the thesis'
+  // "OCU+GWMH" defaults, the data-sharing penalty starts from the plain penalty's
+  // (004_14fb110475802c51.txt: same σ per owner). A shared entry may hold keys this sampler does
+  // not read (dp-fast-mh's λ and K for the full-batch variant): only those it reads are its
+  // defaults.
+  const SamplerDescriptor* d = find_sampler(sampler);
+  const std::string key = d != nullptr ? d->defaults_entry() : sampler;
   const std::set<std::string> reads = sampler_keys(sampler);
   json params = json::object();
   if (preset.samplers.contains(key)) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/types.hpp"
 #include "models/presets.hpp"
@@ -24,6 +25,23 @@ nlohmann::json sampler_params(const Preset& preset, const std::string& sampler,
 // run/sample_job.cpp); empty for an unknown sampler. A key outside this set would be ignored
 // silently, so `dpmcmc sample` and experiment specs refuse it.
 std::set<std::string> sampler_keys(const std::string& sampler);
+
+// What a hyperparameter is: a positive number, a whole number ≥ 1, one number or one per model
+// parameter, true/false, or one of a few names.
+enum class ParamKind { number, count, vector, flag, choice };
+
+struct ParamInfo {
+  std::string key;
+  ParamKind kind;
+  std::string help;                       // its meaning (per sampler where meanings differ)
+  std::vector<std::string> choices = {};  // ParamKind::choice
+};
+
+// Every key a sampler descriptor may list (sampler_descriptors.hpp), once: the source of the
+// options of `sample` and `account` and of their help.
+const std::vector<ParamInfo>& param_table();
+// The samplers whose descriptors list `key`, comma-separated (for help texts).
+std::string readers_of(const std::string& key);
 
 // The `dpmcmc sample` option that sets `key` (proposal_sd → --proposal-sd, A → --thermostat), or
 // an empty string for the keys only an experiment spec can set (dp-fast-mh's row_bound, ...).

@@ -19,6 +19,7 @@
 #include "run/private_samplers.hpp"
 #include "run/runner.hpp"
 #include "run/sample_job.hpp"
+#include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
 
 namespace dpmcmc {
@@ -96,7 +97,7 @@ struct Job {
     run.handle_sigint = false;
     run.init.centre = preset.start_centre;  // every chain at the preset's centre
     run.init.spread = 0.0;
-    if (const PrivateSamplerEntry* entry = find_private_sampler(c.sampler)) {
+    if (const SamplerDescriptor* entry = find_private_sampler(c.sampler)) {
       SampleSpec spec;
       spec.sampler = c.sampler;
       spec.epsilon = c.epsilon;

@@ -14,6 +14,7 @@
 #include "models/presets.hpp"
 #include "run/private_samplers.hpp"
 #include "run/sample_job.hpp"
+#include "run/sampler_descriptors.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -58,7 +59,7 @@ bool builds(const std::string& sampler, const Preset& p, const json& overrides) 
   try {
     const json params = sampler_params(p, sampler, overrides);
     if (const auto* entry = find_private_sampler(sampler)) {
-      (void)entry->build(sampler, params, *model, p.n);
+      (void)entry->build_private(sampler, params, *model, p.n);
     } else {
       const auto n =
           p.load_data ? std::nullopt : std::optional<std::size_t>(std::min<std::size_t>(p.n, 500));
@@ -150,6 +151,33 @@ TEST(SamplerKeys, MalformedSwitchIsAUsageErrorNamingTheOption) {
     EXPECT_NE(std::string(e.what()).find("--randomize-step"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(bool_param(json::object(), "hmc", "randomized_step_size", true));
+}
+
+}  // namespace
+}  // namespace dpmcmc
+
+namespace dpmcmc {
+namespace {
+
+// The descriptors and the hyperparameter table agree: every key a descriptor lists is in the
+// table (so it has a kind, an option and help), every table entry is read by some sampler (no
+// dead option), and each descriptor builds its sampler one way.
+TEST(SamplerDescriptors, ListOnlyTabledKeysAndBuildOneWay) {
+  std::set<std::string> tabled, read;
+  for (const auto& p : param_table()) EXPECT_TRUE(tabled.insert(p.key).second) << p.key;
+  for (const auto& d : sampler_descriptors()) {
+    EXPECT_NE(d.build == nullptr, d.build_private == nullptr) << d.name;
+    EXPECT_FALSE(d.summary.empty()) << d.name;
+    for (const auto& key : d.params) {
+      EXPECT_TRUE(tabled.count(key)) << d.name << ": " << key;
+      read.insert(key);
+    }
+    EXPECT_EQ(find_sampler(d.name), &d);
+  }
+  EXPECT_EQ(read, tabled);
+  EXPECT_EQ(find_sampler("nuts"), nullptr);
+  EXPECT_EQ(find_private_sampler("hmc"), nullptr);
+  EXPECT_NE(find_private_sampler("dp-hmc"), nullptr);
 }
 
 }  // namespace

@@ -1,0 +1,41 @@
+// The non-private baselines' kernels from their hyperparameters (sampler_descriptors.hpp).
+#include "run/sampler_descriptors.hpp"
+#include "run/sampler_params.hpp"
+#include "samplers/hmc.hpp"
+#include "samplers/rwmh.hpp"
+#include "samplers/tunamh.hpp"
+
+namespace dpmcmc {
+
+using nlohmann::json;
+
+KernelFactory setup_rwmh(const std::string& sampler, const json& params, const Model& model,
+                         const Dataset& data) {
+  RwmhConfig config;
+  config.scale = vector_param(params, sampler, "proposal_sd", model.dim());
+  // The clipping study (002 Section 6.2): absent = the exact kernel.
+  if (params.contains("clip")) config.clip = number_param(params, sampler, "clip");
+  return [&model, &data, config](int) { return make_rwmh(model, data, config); };
+}
+
+KernelFactory setup_hmc(const std::string& sampler, const json& params, const Model& model,
+                        const Dataset& data) {
+  HmcConfig config;
+  config.step_size = number_param(params, sampler, "step_size");
+  config.steps = static_cast<int>(number_param(params, sampler, "steps"));
+  if (params.contains("mass")) config.mass = vector_param(params, sampler, "mass", model.dim());
+  if (bool_param(params, sampler, "randomized_step_size", false))
+    config.jitter = StepJitter::halton;
+  if (params.contains("clip")) config.clip = number_param(params, sampler, "clip");
+  return [&model, &data, config](int) { return make_hmc(model, data, config); };
+}
+
+KernelFactory setup_tunamh(const std::string& sampler, const json& params, const Model& model,
+                           const Dataset& data) {
+  TunaMhConfig config;
+  config.scale = vector_param(params, sampler, "proposal_sd", model.dim());
+  config.lambda = number_param(params, sampler, "lambda", config.lambda);
+  return [&model, &data, config](int) { return make_tunamh(model, data, config); };
+}
+
+}  // namespace dpmcmc

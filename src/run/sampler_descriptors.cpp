@@ -1,0 +1,220 @@
+#include "run/sampler_descriptors.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "core/error.hpp"
+#include "models/presets.hpp"
+#include "privacy/owner_group.hpp"
+#include "privacy/private_data.hpp"
+#include "run/barker_setup.hpp"
+#include "run/dp_hmc_setup.hpp"
+#include "run/fastmh_setup.hpp"
+#include "run/minibatch_setup.hpp"
+#include "run/sampler_params.hpp"
+#include "run/sgld_setup.hpp"
+
+namespace dpmcmc {
+
+const std::vector<SamplerDescriptor>& sampler_descriptors() {
+  using P = std::vector<std::string>;
+  const P penalty = {"proposal_sd", "tau", "clip", "alpha"};
+  const P minibatch = {"proposal_sd", "tau", "clip", "batch_size"};
+  const P sg = {"batch_sampling", "batch_size", "step_size", "clip"};
+  const P fastmh = {"proposal_sd", "epsilon",     "delta",    "lambda",
+                    "max_batch",   "free_branch", "row_bound"};
+  static const std::vector<SamplerDescriptor> all = {
+      {"rwmh",
+       "random-walk Metropolis; with --clip the clipped ratio without noise (002 6.2)",
+       {"proposal_sd", "clip"},
+       "",
+       nullptr,
+       setup_rwmh},
+      {"hmc",
+       "Hamiltonian Monte Carlo, fixed step and steps; optional Halton step, --clip",
+       {"step_size", "steps", "mass", "randomized_step_size", "clip"},
+       "",
+       nullptr,
+       setup_hmc},
+      {"tunamh",
+       "TunaMH: exact minibatch MH with Poisson batches (003 Algorithm 1)",
+       {"proposal_sd", "lambda"},
+       "",
+       nullptr,
+       setup_tunamh},
+      {"dp-penalty", "DP penalty, Gaussian random walk (002 Section 3.1)", penalty, "",
+       setup_dp_penalty},
+      {"dp-penalty-ocu", "DP penalty, one-component updates (002 Section 3.1)", penalty, "",
+       setup_dp_penalty},
+      {"dp-penalty-gwmh", "DP penalty, guided walk on one component (002 Section 3.1)", penalty,
+       "dp-penalty-ocu", setup_dp_penalty},
+      {"dp-penalty-minibatch", "DP penalty on a batch without replacement (002 Section 3.4)",
+       minibatch, "", setup_dp_penalty_minibatch},
+      {"dp-penalty-minibatch-ocu", "minibatch DP penalty, one-component updates", minibatch, "",
+       setup_dp_penalty_minibatch},
+      {"dp-penalty-minibatch-gwmh", "minibatch DP penalty, guided walk on one component", minibatch,
+       "dp-penalty-minibatch-ocu", setup_dp_penalty_minibatch},
+      {"dp-penalty-shared",
+       "DP penalty with the rows split among N data owners (004 Algorithm 2)",
+       {"proposal_sd", "tau", "clip", "alpha", "owners"},
+       "dp-penalty",
+       setup_dp_penalty_shared},
+      {"dp-penalty-expfam",
+       "penalty on noisy sufficient statistics (004 Algorithm 3)",
+       {"proposal_sd", "tau", "alpha"},
+       "",
+       setup_dp_penalty_expfam},
+      {"dp-hmc",
+       "DP Hamiltonian Monte Carlo, L + 1 noisy gradients (002 Algorithm 4)",
+       {"tau_l", "tau_g", "clip_l", "clip_g", "step_size", "steps", "mass", "randomized_step_size"},
+       "",
+       setup_dp_hmc},
+      {"dp-barker",
+       "DP Barker: minibatch Barker test with V_corr (002 Section 3.3)",
+       {"proposal_sd", "batch_size", "noise_variance"},
+       "",
+       setup_dp_barker},
+      {"dp-sgld", "DP stochastic-gradient Langevin dynamics, Poisson batches", sg, "",
+       setup_dp_sgld},
+      {"dp-sgnht",
+       "DP stochastic-gradient Nose-Hoover thermostat, Poisson batches",
+       {"batch_sampling", "batch_size", "step_size", "clip", "A"},
+       "",
+       setup_dp_sgnht},
+      {"dp-fast-mh", "DP-Fast MH: TunaMH minibatches with Gaussian noise (003 Algorithm 2)", fastmh,
+       "", setup_dp_fast_mh},
+      {"dp-fast-mh-full",
+       "DP-Fast MH, full-batch variant (003 Algorithm 2)",
+       {"proposal_sd", "epsilon", "delta", "free_branch", "row_bound"},
+       "dp-fast-mh",
+       setup_dp_fast_mh},
+  };
+  return all;
+}
+
+const SamplerDescriptor* find_sampler(std::string_view name) {
+  for (const auto& d : sampler_descriptors()) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
+const SamplerDescriptor* find_private_sampler(const std::string& name) {
+  const SamplerDescriptor* d = find_sampler(name);
+  return d != nullptr && d->is_private() ? d : nullptr;
+}
+
+namespace {
+
+std::vector<std::string> names_where(int which) {  // 0 all, 1 private, 2 non-private
+  std::vector<std::string> names;
+  for (const auto& d : sampler_descriptors()) {
+    if (which == 0 || (which == 1) == d.is_private()) names.push_back(d.name);
+  }
+  return names;
+}
+
+}  // namespace
+
+std::vector<std::string> sampler_names() {
+  return names_where(0);
+}
+std::vector<std::string> private_sampler_names() {
+  return names_where(1);
+}
+std::vector<std::string> baseline_sampler_names() {
+  return names_where(2);
+}
+
+KernelFactory kernel_factory(const std::string& sampler, const nlohmann::json& params,
+                             const Model& model, const Dataset& data) {
+  const SamplerDescriptor* d = find_sampler(sampler);
+  if (d == nullptr || d->build == nullptr) {
+    throw UsageError(fmt::format("--sampler: unknown non-private sampler '{}'; available: {}",
+                                 sampler, fmt::join(baseline_sampler_names(), ", ")));
+  }
+  return d->build(sampler, params, model, data);
+}
+
+std::vector<std::pair<std::string, bool>> sampler_columns(const SamplerDescriptor& d) {
+  const Preset* preset = nullptr;
+  for (const auto& p : presets()) {
+    if (!p.load_data && p.samplers.contains(d.defaults_entry())) {
+      preset = &p;
+      break;
+    }
+  }
+  if (preset == nullptr)
+    throw ConfigError(fmt::format("sampler '{}': no preset has its defaults", d.name));
+  const auto model = preset->make_model();
+  const Dataset data = simulate_preset(*preset, *model, 1);
+  nlohmann::json params = sampler_params(*preset, d.name, nlohmann::json::object());
+  // A count no preset sets (the data owners N) is needed to build a kernel; 2 will do for
+  // reading its columns.
+  for (const auto& p : param_table()) {
+    const bool listed = std::find(d.params.begin(), d.params.end(), p.key) != d.params.end();
+    if (listed && p.kind == ParamKind::count && !params.contains(p.key)) params[p.key] = 2;
+  }
+  std::unique_ptr<Kernel> kernel;
+  EventLog log;
+  if (d.build != nullptr) {
+    kernel = d.build(d.name, params, *model, data)(0);
+  } else {
+    // A kernel that makes no release: an empty allowance, a throw-away key.
+    const PrivateSamplerSetup setup = d.build_private(d.name, params, *model, data.rows());
+    auto owner = [&] {
+      return std::make_unique<PrivateData>(*model, data, make_noise_rng(NoiseKey::fresh(), 0, 0),
+                                           log, ReleaseAllowance{});
+    };
+    if (setup.owners > 1) {
+      std::vector<std::unique_ptr<DataOwner>> parties;
+      parties.push_back(owner());
+      kernel = setup.make_group_kernel(std::make_unique<OwnerGroup>(std::move(parties)));
+    } else {
+      kernel = setup.make_kernel(owner());
+    }
+  }
+  const auto published = kernel->publishable_columns();
+  std::vector<std::pair<std::string, bool>> columns;
+  for (const auto& c : kernel->extra_columns()) {
+    columns.emplace_back(c, std::find(published.begin(), published.end(), c) != published.end());
+  }
+  return columns;
+}
+
+std::string sampler_table(bool markdown) {
+  std::string out;
+  if (markdown) {
+    out +=
+        "| sampler | private | what it is | hyperparameters (options) | defaults from | draw "
+        "columns after `accept_stat__` |\n";
+    out += "|---|---|---|---|---|---|\n";
+  }
+  for (const auto& d : sampler_descriptors()) {
+    std::vector<std::string> options;
+    for (const auto& key : d.params) {
+      const std::string option = option_of(key);
+      options.push_back(option.empty() ? fmt::format("{} (spec only)", key) : option);
+    }
+    std::vector<std::string> columns;
+    const char* quote = markdown ? "`" : "";
+    for (const auto& [name, published] : sampler_columns(d))
+      columns.push_back(fmt::format("{}{}{}{}", quote, name, quote, published ? "" : " (curator)"));
+    if (columns.empty()) columns.push_back("none");
+    if (markdown) {
+      out += fmt::format("| `{}` | {} | {} | {} | `{}` | {} |\n", d.name,
+                         d.is_private() ? "yes" : "no", d.summary, fmt::join(options, ", "),
+                         d.defaults_entry(), fmt::join(columns, ", "));
+    } else {
+      out += fmt::format("{:<26} {:<12} {}\n{:<26} {:<12} options: {}\n{:<26} {:<12} columns: {}\n",
+                         d.name, d.is_private() ? "private" : "non-private", d.summary, "", "",
+                         fmt::join(options, " "), "", "", fmt::join(columns, ", "));
+    }
+  }
+  return out;
+}
+
+}  // namespace dpmcmc

@@ -1,0 +1,29 @@
+// docs/samplers.md is generated from the sampler descriptors: the page must hold exactly what
+// `dpmcmc samplers --markdown` prints, so that docs and code cannot drift apart (issue #24).
+#include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
+
+namespace dpmcmc::test {
+namespace {
+
+TEST(SamplersDoc, ThePageHoldsTheGeneratedTable) {
+  const auto dir = scratch_dir("samplers-doc");
+  const auto r = run_cli("samplers --markdown", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_NE(r.out.find("| `dp-penalty` | yes |"), std::string::npos) << r.out;
+  const std::string page = slurp(std::filesystem::path(DPMCMC_SOURCE_DIR) / "docs" / "samplers.md");
+  EXPECT_NE(page.find(r.out), std::string::npos)
+      << "docs/samplers.md is out of date: regenerate its table with `dpmcmc samplers --markdown`";
+}
+
+TEST(SamplersDoc, PlainListNamesEverySampler) {
+  const auto dir = scratch_dir("samplers-plain");
+  const auto r = run_cli("samplers", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* name : {"rwmh", "hmc", "tunamh", "dp-penalty-expfam", "dp-fast-mh-full"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+}
+
+}  // namespace
+}  // namespace dpmcmc::test
