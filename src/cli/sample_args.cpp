@@ -185,7 +185,7 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
       "planned and recorded spend); clip counts, batch sizes, timings and accuracy against the "
       "exact posterior are computed from the private rows without noise and go to DIR.curator/ "
       "(mode 0700, not for release). The seed is public; the noise comes from a secret key "
-      "(--noise-key-file).");
+      "(--noise-key-file). A stopped or killed run continues with --resume DIR.");
 }
 
 }  // namespace dpmcmc::cli

@@ -174,19 +174,6 @@ void add_sample_command(CLI::App& app) {
   auto a = std::make_shared<SampleArgs>();
   auto* cmd = app.add_subcommand("sample", "Draw posterior samples of a model preset");
   add_sample_options(*cmd, *a);
-  cmd->footer(
-      "Hyperparameters not given come from the preset (`dpmcmc models NAME` lists them and their "
-      "sources). Private samplers run as many iterations as the budget allows; the report shows "
-      "the planned and the recorded spend per accountant. An option the sampler would not use "
-      "is refused (exit 64), not ignored: --iter and --warmup with a private sampler, the "
-      "privacy options with a non-private one, a hyperparameter the sampler does not read, --n "
-      "or --data-seed with --data. "
-      "Output: DIR/chain-K.csv (Stan CSV) and DIR/report.json. A private run writes there only "
-      "what may be published (theta draws, columns that are functions of released values, the "
-      "planned and recorded spend); clip counts, batch sizes, timings and accuracy against the "
-      "exact posterior are computed from the private rows without noise and go to DIR.curator/ "
-      "(mode 0700, not for release). The seed is public; the noise comes from a secret key "
-      "(--noise-key-file).");
   cmd->callback([a, cmd] {
     if (!a->resume.empty()) {
       run_resumed(*cmd, *a);
