@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "models/presets.hpp"
+#include "privacy/accountants.hpp"
 #include "privacy/owner_group.hpp"
 #include "privacy/private_data.hpp"
 #include "run/barker_setup.hpp"
@@ -139,7 +140,7 @@ KernelFactory kernel_factory(const std::string& sampler, const nlohmann::json& p
   return d->build(sampler, params, model, data);
 }
 
-std::vector<std::pair<std::string, bool>> sampler_columns(const SamplerDescriptor& d) {
+SamplerFacts sampler_facts(const SamplerDescriptor& d) {
   const Preset* preset = nullptr;
   for (const auto& p : presets()) {
     if (!p.load_data && p.samplers.contains(d.defaults_entry())) {
@@ -160,11 +161,16 @@ std::vector<std::pair<std::string, bool>> sampler_columns(const SamplerDescripto
   }
   std::unique_ptr<Kernel> kernel;
   EventLog log;
+  SamplerFacts facts;
   if (d.build != nullptr) {
     kernel = d.build(d.name, params, *model, data)(0);
   } else {
     // A kernel that makes no release: an empty allowance, a throw-away key.
     const PrivateSamplerSetup setup = d.build_private(d.name, params, *model, data.rows());
+    for (const auto& name : accountants_supporting(setup.per_iteration)) {
+      if (make_accountant(name)->bound() == BoundKind::upper_bound)
+        facts.accountants.push_back(name);
+    }
     auto owner = [&] {
       return std::make_unique<PrivateData>(*model, data, make_noise_rng(NoiseKey::fresh(), 0, 0),
                                            log, ReleaseAllowance{});
@@ -178,11 +184,11 @@ std::vector<std::pair<std::string, bool>> sampler_columns(const SamplerDescripto
     }
   }
   const auto published = kernel->publishable_columns();
-  std::vector<std::pair<std::string, bool>> columns;
   for (const auto& c : kernel->extra_columns()) {
-    columns.emplace_back(c, std::find(published.begin(), published.end(), c) != published.end());
+    facts.columns.emplace_back(c,
+                               std::find(published.begin(), published.end(), c) != published.end());
   }
-  return columns;
+  return facts;
 }
 
 std::string sampler_table(bool markdown) {
@@ -190,8 +196,8 @@ std::string sampler_table(bool markdown) {
   if (markdown) {
     out +=
         "| sampler | private | what it is | hyperparameters (options) | defaults from | draw "
-        "columns after `accept_stat__` |\n";
-    out += "|---|---|---|---|---|---|\n";
+        "columns after `accept_stat__` | certified by |\n";
+    out += "|---|---|---|---|---|---|---|\n";
   }
   for (const auto& d : sampler_descriptors()) {
     std::vector<std::string> options;
@@ -201,17 +207,22 @@ std::string sampler_table(bool markdown) {
     }
     std::vector<std::string> columns;
     const char* quote = markdown ? "`" : "";
-    for (const auto& [name, published] : sampler_columns(d))
+    const SamplerFacts facts = sampler_facts(d);
+    for (const auto& [name, published] : facts.columns)
       columns.push_back(fmt::format("{}{}{}{}", quote, name, quote, published ? "" : " (curator)"));
     if (columns.empty()) columns.push_back("none");
+    const std::string certified =
+        d.is_private() ? fmt::format("{}", fmt::join(facts.accountants, ", ")) : "-";
     if (markdown) {
-      out += fmt::format("| `{}` | {} | {} | {} | `{}` | {} |\n", d.name,
+      out += fmt::format("| `{}` | {} | {} | {} | `{}` | {} | {} |\n", d.name,
                          d.is_private() ? "yes" : "no", d.summary, fmt::join(options, ", "),
-                         d.defaults_entry(), fmt::join(columns, ", "));
+                         d.defaults_entry(), fmt::join(columns, ", "), certified);
     } else {
-      out += fmt::format("{:<26} {:<12} {}\n{:<26} {:<12} options: {}\n{:<26} {:<12} columns: {}\n",
-                         d.name, d.is_private() ? "private" : "non-private", d.summary, "", "",
-                         fmt::join(options, " "), "", "", fmt::join(columns, ", "));
+      out += fmt::format("{:<26} {:<12} {}\n", d.name, d.is_private() ? "private" : "non-private",
+                         d.summary);
+      out += fmt::format("{:<39} options: {}\n{:<39} columns: {}\n", "", fmt::join(options, " "),
+                         "", fmt::join(columns, ", "));
+      if (d.is_private()) out += fmt::format("{:<39} certified by: {}\n", "", certified);
     }
   }
   return out;

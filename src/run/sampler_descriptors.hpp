@@ -67,11 +67,18 @@ KernelFactory setup_hmc(const std::string& sampler, const nlohmann::json& params
 KernelFactory setup_tunamh(const std::string& sampler, const nlohmann::json& params,
                            const Model& model, const Dataset& data);
 
-// The sampler's draw columns after lp__ and accept_stat__, each with whether a private run
-// publishes it (Kernel::publishable_columns; every column of a non-private sampler is published),
-// read from a kernel built with the defaults of the first preset that has them, on a few rows of
-// its synthetic data. ConfigError when no preset has defaults for it.
-std::vector<std::pair<std::string, bool>> sampler_columns(const SamplerDescriptor& d);
+// What a sampler's kernel and setup say about it, read from a kernel built with the defaults of
+// the first preset that has them, on that preset's synthetic data.
+struct SamplerFacts {
+  // The draw columns after lp__ and accept_stat__, each with whether a private run publishes it
+  // (Kernel::publishable_columns; every column of a non-private sampler is published).
+  std::vector<std::pair<std::string, bool>> columns;
+  // Private samplers: the accountants that certify an upper bound on its releases (those that
+  // interpret every event of its iteration's template); empty for a non-private sampler.
+  std::vector<std::string> accountants;
+};
+// ConfigError when no preset has defaults for the sampler.
+SamplerFacts sampler_facts(const SamplerDescriptor& d);
 
 // The sampler table as `dpmcmc samplers` prints it: plain text, or Markdown (docs/samplers.md).
 std::string sampler_table(bool markdown);

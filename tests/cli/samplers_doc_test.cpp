@@ -12,6 +12,12 @@ TEST(SamplersDoc, ThePageHoldsTheGeneratedTable) {
   const auto r = run_cli("samplers --markdown", dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_NE(r.out.find("| `dp-penalty` | yes |"), std::string::npos) << r.out;
+  // The facts read from the kernels and templates: DP Barker's test is certified by its own RDP
+  // bound only, and its clip fraction stays with the curator.
+  const auto barker = r.out.substr(r.out.find("| `dp-barker` |"));
+  const auto line = barker.substr(0, barker.find('\n'));
+  EXPECT_NE(line.find("`clip_frac__` (curator)"), std::string::npos) << line;
+  EXPECT_NE(line.find("| classical, barker-rdp |"), std::string::npos) << line;
   const std::string page = slurp(std::filesystem::path(DPMCMC_SOURCE_DIR) / "docs" / "samplers.md");
   EXPECT_NE(page.find(r.out), std::string::npos)
       << "docs/samplers.md is out of date: regenerate its table with `dpmcmc samplers --markdown`";
