@@ -58,6 +58,7 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
     fmt::print("privacy: none (non-private baseline sampler)\n\n");
   }
   if (!out.summary.parameters.empty()) fmt::print("{}\n", format_summary(out.summary));
+  if (!out.warnings.empty()) fmt::print("{}\n", format_warnings(out.warnings));
   // A private run's accuracy against the exact posterior and its timings are computed from the
   // private rows without noise: printed with the curator's label (docs/architecture.md).
   const bool private_run = out.plan.has_value();

@@ -249,6 +249,13 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
                               {"note", "non-private sampler: no (epsilon, delta) guarantee"}}},
       {"chains", chains.chains},
       {"summary", out.summary.parameters.empty() ? json(nullptr) : summary_json(out.summary)}};
+  // θ's diagnostics and the acceptance rates are functions of the published draws and accept
+  // decisions: the warnings are published too.
+  std::vector<double> rates;
+  for (const auto& ch : out.run.chains) rates.push_back(ch.acceptance_rate());
+  out.warnings = convergence_warnings(out.summary, job.model.param_names(), rates,
+                                      find_sampler(spec.sampler)->acceptance, private_run);
+  out.report["warnings"] = warnings_json(out.warnings);
   if (private_run) {
     // The boundary (docs/architecture.md): accuracy against the exact posterior, timings and
     // clip statistics are computed from the private rows without noise.

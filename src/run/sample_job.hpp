@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/noise_key.hpp"
+#include "diagnostics/convergence_warnings.hpp"
 #include "diagnostics/mmd.hpp"
 #include "diagnostics/summary.hpp"
 #include "models/presets.hpp"
@@ -100,6 +101,9 @@ struct SampleOutcome {
   nlohmann::json accuracy;
   std::optional<PrivateRunPlan> plan;  // private samplers: the plan the run followed
   EventLog recorded;                   // private samplers: every chain's releases, merged
+  // What the diagnostics of the parameters say is wrong (convergence_warnings.hpp), also in
+  // report.json's "warnings".
+  std::vector<ConvergenceWarning> warnings;
   // Where the run's checkpoints are while it can be resumed (removed once it completed).
   std::optional<std::filesystem::path> checkpoint_dir;
 };

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "data/dataset.hpp"
+#include "diagnostics/convergence_warnings.hpp"
 #include "models/model.hpp"
 #include "run/private_samplers.hpp"
 #include "run/runner.hpp"
@@ -40,6 +41,8 @@ struct SamplerDescriptor {
   // Exactly one of the two is set.
   PrivateSamplerBuilder build_private = nullptr;
   KernelFactoryBuilder build = nullptr;
+  // What its acceptance rate can say (diagnostics/convergence_warnings.hpp).
+  AcceptanceCheck acceptance = AcceptanceCheck::random_walk;
 
   bool is_private() const { return build_private != nullptr; }
   const std::string& defaults_entry() const { return defaults.empty() ? name : defaults; }

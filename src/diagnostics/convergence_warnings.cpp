@@ -1,0 +1,105 @@
+#include "diagnostics/convergence_warnings.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace dpmcmc {
+
+namespace {
+
+constexpr double kRhatMax = 1.01;
+constexpr double kEssPerChain = 100.0;
+constexpr double kAcceptLow = 0.05;
+constexpr double kAcceptHigh = 0.95;
+
+std::string longer(bool private_run) {
+  return private_run ? "a larger --epsilon (more iterations), a larger n, or a better-tuned "
+                       "proposal"
+                     : "more iterations (--iter, --warmup) or a better-tuned proposal";
+}
+
+}  // namespace
+
+std::vector<ConvergenceWarning> convergence_warnings(const Summary& summary,
+                                                     std::span<const std::string> parameters,
+                                                     std::span<const double> acceptance_rates,
+                                                     AcceptanceCheck acceptance, bool private_run) {
+  std::vector<ConvergenceWarning> out;
+  const std::string run_longer = longer(private_run);
+  const double ess_min = kEssPerChain * static_cast<double>(summary.chains);
+  for (const auto& p : summary.parameters) {
+    if (std::find(parameters.begin(), parameters.end(), p.name) == parameters.end()) continue;
+    if (!(p.rhat <= kRhatMax)) {
+      out.push_back({"rhat", p.name, p.rhat, kRhatMax,
+                     std::isnan(p.rhat)
+                         ? std::string("R-hat undefined (a chain never moved)")
+                         : fmt::format("R-hat {:.3f} > {} (the chains disagree)", p.rhat, kRhatMax),
+                     run_longer});
+    }
+    for (const auto& [check, ess] : {std::pair{"ess_bulk", p.ess_bulk}, {"ess_tail", p.ess_tail}}) {
+      if (ess >= ess_min) continue;
+      out.push_back(
+          {check, p.name, ess, ess_min,
+           fmt::format("{} {:.0f} < {:.0f} (100 per chain)",
+                       std::string(check) == "ess_bulk" ? "bulk-ESS" : "tail-ESS", ess, ess_min),
+           run_longer});
+    }
+  }
+  if (acceptance == AcceptanceCheck::none) return out;
+  for (std::size_t c = 0; c < acceptance_rates.size(); ++c) {
+    const double a = acceptance_rates[c];
+    const std::string chain = fmt::format("chain {}", c + 1);
+    if (a < kAcceptLow) {
+      out.push_back(
+          {"acceptance", chain, a, kAcceptLow,
+           fmt::format("acceptance {:.3f} < {} (almost every proposal rejected)", a, kAcceptLow),
+           private_run ? "a smaller --proposal-sd or --step-size, or a larger --epsilon "
+                         "(the test's noise may dominate it)"
+                       : "a smaller --proposal-sd or --step-size"});
+    } else if (acceptance == AcceptanceCheck::random_walk && a > kAcceptHigh) {
+      out.push_back(
+          {"acceptance", chain, a, kAcceptHigh,
+           fmt::format("acceptance {:.3f} > {} (steps too small to explore)", a, kAcceptHigh),
+           "a larger --proposal-sd"});
+    }
+  }
+  return out;
+}
+
+nlohmann::json warnings_json(std::span<const ConvergenceWarning> warnings) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& w : warnings) {
+    out.push_back({{"check", w.check},
+                   {"subject", w.subject},
+                   {"value", std::isfinite(w.value) ? nlohmann::json(w.value) : nlohmann::json()},
+                   {"threshold", w.threshold},
+                   {"problem", w.problem},
+                   {"advice", w.advice}});
+  }
+  return out;
+}
+
+std::string format_warnings(std::span<const ConvergenceWarning> warnings) {
+  std::vector<std::string> subjects, advice;
+  for (const auto& w : warnings) {
+    if (std::find(subjects.begin(), subjects.end(), w.subject) == subjects.end())
+      subjects.push_back(w.subject);
+    if (std::find(advice.begin(), advice.end(), w.advice) == advice.end())
+      advice.push_back(w.advice);
+  }
+  std::string out;
+  for (const auto& subject : subjects) {
+    std::vector<std::string> problems;
+    for (const auto& w : warnings) {
+      if (w.subject == subject) problems.push_back(w.problem);
+    }
+    out += fmt::format("WARNING: {}: {}\n", subject, fmt::join(problems, "; "));
+  }
+  for (const auto& a : advice) out += fmt::format("  try: {}\n", a);
+  return out;
+}
+
+}  // namespace dpmcmc
