@@ -87,7 +87,11 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
   }
   if (!r.complete()) {
     fmt::print("INTERRUPTED: the draws are valid but partial (see the last line of each CSV)\n");
-    if (out.checkpoint_dir)
+    // Only a stopped chain has iterations left to run (an exhausted one has no budget left).
+    const bool stopped = std::any_of(r.chains.begin(), r.chains.end(), [](const ChainResult& c) {
+      return c.status == ChainStatus::interrupted;
+    });
+    if (out.checkpoint_dir && stopped)
       fmt::print("resume with: dpmcmc sample --resume {}\n", spec.out_dir.string());
   }
 }
@@ -101,15 +105,13 @@ bool allowed_with_resume(const std::string& name) {
   return false;
 }
 
-// The checkpoint directory of the run whose --out was `dir` (private or not).
+// The checkpoint directory of the run whose --out was `dir`.
 std::filesystem::path find_checkpoint(const std::filesystem::path& dir) {
-  for (const bool private_run : {true, false}) {
-    const auto c = checkpoint_dir(dir, private_run);
-    if (std::filesystem::exists(c / "run.json")) return c;
-  }
+  const auto c = checkpoint_dir(dir);
+  if (std::filesystem::exists(c / "run.json")) return c;
   throw NoInputError(fmt::format(
-      "--resume: {}: no checkpoint in {} or {} (the run completed, or ran without checkpoints)",
-      dir.string(), checkpoint_dir(dir, true).string(), checkpoint_dir(dir, false).string()));
+      "--resume: {}: no checkpoint in {} (the run completed, or ran without checkpoints)",
+      dir.string(), c.string()));
 }
 
 // The arguments the run was started with, parsed again.
@@ -140,6 +142,14 @@ void run_resumed(const CLI::App& cmd, const SampleArgs& given) {
           o->get_name()));
     }
   }
+  if (given.resume.empty()) throw UsageError("--resume: expected the run's output directory");
+  // A resumed run needs the run's key: a key file given now must exist (never create one).
+  if (!given.noise_key_file.empty() && !std::filesystem::exists(given.noise_key_file)) {
+    throw NoInputError(
+        fmt::format("--noise-key-file: {} does not exist; a resumed run needs the "
+                    "key of the run it continues",
+                    given.noise_key_file));
+  }
   const auto dir = std::filesystem::absolute(given.resume);
   const auto checkpoint = find_checkpoint(dir);
   const nlohmann::json info = saved_resume_info(checkpoint);
@@ -150,13 +160,28 @@ void run_resumed(const CLI::App& cmd, const SampleArgs& given) {
   if (given.quiet) a.quiet = true;
   if (given.checkpoint_every) a.checkpoint_every = given.checkpoint_every;
   a.out = dir.string();
+  std::string cwd;
   try {
     a.seed = info.at("seed").get<std::uint64_t>();
-    // Relative paths of the saved arguments (--data, --noise-key-file) mean what they meant.
-    std::filesystem::current_path(info.at("cwd").get<std::string>());
+    cwd = info.at("cwd").get<std::string>();
   } catch (const std::exception& e) {
-    throw DataError(fmt::format("{}: cannot restore the run's seed and directory: {}",
+    throw DataError(fmt::format("{}: cannot read the run's seed and directory: {}",
                                 (checkpoint / "run.json").string(), e.what()));
+  }
+  // Relative paths of the saved arguments (--data, --noise-key-file) mean what they meant.
+  std::error_code ec;
+  std::filesystem::current_path(cwd, ec);
+  if (ec) {
+    throw NoInputError(fmt::format(
+        "--resume: the run was started in {}, which is no longer a directory ({}); its relative "
+        "paths cannot be resolved",
+        cwd, ec.message()));
+  }
+  if (!a.noise_key_file.empty() && !std::filesystem::exists(a.noise_key_file)) {
+    throw NoInputError(
+        fmt::format("--noise-key-file: {} does not exist; a resumed run needs the "
+                    "key of the run it continues",
+                    a.noise_key_file));
   }
   SampleSpec spec = to_spec(a);
   spec.seed_given = info.value("seed_given", true);
@@ -176,7 +201,7 @@ void add_sample_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("sample", "Draw posterior samples of a model preset");
   add_sample_options(*cmd, *a);
   cmd->callback([a, cmd] {
-    if (!a->resume.empty()) {
+    if (cmd->count("--resume") > 0) {
       run_resumed(*cmd, *a);
       return;
     }

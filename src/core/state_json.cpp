@@ -91,7 +91,11 @@ void restore(Rng& rng, const Json& state) {
 }
 
 void restore(NoiseRng& rng, const Json& state) {
-  rng.engine().seek(to_count(state, "words"));
+  // No run draws 2⁶² words (2⁶⁵ bytes of keystream); a larger count is damage, and near 2⁶⁷ the
+  // block counter would wrap to keystream already used.
+  const std::uint64_t words = to_count(state, "words");
+  if (words > (std::uint64_t{1} << 62)) malformed("words", "a plausible count of noise words");
+  rng.engine().seek(words);
   rng.set_spare(spare_from(state));
 }
 

@@ -57,11 +57,14 @@ class ChainCheckpoint {
     nlohmann::json state;
     Mat rows;  // the kept rows the state names, warmup rows first
   };
-  // With config.resume and a saved state: the state and its rows, the rows file cut back to
-  // them and opened for appending. Otherwise nullopt and an empty rows file. DataError naming
-  // the file when the state is malformed or the rows file is shorter than the state says;
-  // OutputError when the files cannot be written.
-  std::optional<Saved> open();
+  // With config.resume and a saved state: the state and the rows it names, read without
+  // changing any file. Otherwise nullopt. DataError naming the file when the state is malformed
+  // or the rows file is shorter than the state says.
+  std::optional<Saved> load() const;
+  // Opens the rows file for appending after its first `rows` rows (cutting off any beyond them:
+  // rows kept after the last checkpoint), or empty when `rows` is 0 and nothing was loaded.
+  // Call only once the loaded state has been checked. OutputError when it cannot be written.
+  void begin(std::size_t rows);
 
   // Appends one kept row (buffered).
   void append_row(std::span<const double> row);

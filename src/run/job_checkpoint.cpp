@@ -16,6 +16,7 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kFormat = "dpmcmc run checkpoint 1";
+constexpr const char* kVersion = "dpmcmc 0.1.0";
 
 json read_run_file(const std::filesystem::path& dir) {
   const auto path = dir / "run.json";
@@ -45,20 +46,26 @@ std::string why(const std::string& field) {
            "rows and publish their difference";
   if (field == "key_check")
     return "the noise key is not the run's (give the run's --noise-key-file)";
+  if (field == "version" || field == "calibration")
+    return "this dpmcmc would calibrate the releases differently; resume with the program that "
+           "started the run";
   return "the run's configuration changed";
 }
 
 }  // namespace
 
-std::filesystem::path checkpoint_dir(const std::filesystem::path& out_dir, bool private_run) {
-  return (private_run ? curator_dir(out_dir) : out_dir) / "checkpoint";
+std::filesystem::path checkpoint_dir(const std::filesystem::path& out_dir) {
+  return curator_dir(out_dir) / "checkpoint";
 }
 
 json run_identity(const std::string& preset, const std::string& sampler, const json& params,
-                  const RunConfig& run, const Dataset& data, const NoiseKey* key) {
+                  const RunConfig& run, const Dataset& data, const NoiseKey* key,
+                  const json& calibration) {
   json plans = json::array();
   for (const auto& p : run.per_chain) plans.push_back({p.warmup, p.samples});
-  return {{"model", preset},
+  return {{"version", kVersion},
+          {"calibration", calibration},
+          {"model", preset},
           {"sampler", sampler},
           {"params", params},
           {"seed", run.seed},

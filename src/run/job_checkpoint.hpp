@@ -14,16 +14,17 @@
 
 namespace dpmcmc {
 
-// DIR.curator/checkpoint for a private run (the noise stream's position depends on the private
-// rows), DIR/checkpoint otherwise.
-std::filesystem::path checkpoint_dir(const std::filesystem::path& out_dir, bool private_run);
+// DIR.curator/checkpoint: not for release (a private run's noise-stream position depends on the
+// private rows; run.json holds the data's content hash and the run's arguments).
+std::filesystem::path checkpoint_dir(const std::filesystem::path& out_dir);
 
-// What must not change between a run and its resumption: the model, the sampler and its
-// parameters, seed, chains and their plans, thinning, the data's content hash and (private runs)
-// the key's check value.
+// What must not change between a run and its resumption: the program's version, the model, the
+// sampler and its parameters, seed, chains and their plans, thinning, the data's content hash
+// and, for a private run, the key's check value and `calibration` (the release template of one
+// iteration: what each release's noise is scaled to).
 nlohmann::json run_identity(const std::string& preset, const std::string& sampler,
                             const nlohmann::json& params, const RunConfig& run, const Dataset& data,
-                            const NoiseKey* key);
+                            const NoiseKey* key, const nlohmann::json& calibration);
 
 // Fresh run: writes DIR/run.json with the identity and `resume_info` (what the caller needs to
 // rebuild the job, e.g. the CLI's arguments). Resume: ConfigError naming the first field that

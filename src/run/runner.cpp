@@ -133,48 +133,30 @@ class ChainLoop {
   // Continues a checkpointed chain: its kernel, stream, counters and kept rows as saved (the rows
   // are passed to the sink again, which rewrites its files from the start).
   void restore(const ChainCheckpoint::Saved& saved) {
-    const nlohmann::json& s = saved.state;
-    if (state::to_count(s, "chain") != static_cast<std::uint64_t>(job_.id) ||
-        state::to_count(s, "columns") != row_.size()) {
-      throw DataError(fmt::format("{}: saved for another chain or another sampler",
-                                  checkpoint_->state_path().string()));
-    }
-    const int dim = kernel_.dim();
-    r_.start = state::to_vec(s, "start", dim);
-    kernel_.init(state::to_vec(s, "position", dim));
-    kernel_.load_state(state::at(s, "kernel"));
-    state::restore(rng_, state::at(s, "rng"));
-    r_.warmup_done = state::to_count(s, "warmup_done");
-    r_.samples_done = state::to_count(s, "samples_done");
-    r_.warmup_accepted = state::to_count(s, "warmup_accepted");
-    r_.samples_accepted = state::to_count(s, "samples_accepted");
-    wall_before_ = state::to_double(s, "wall_seconds");
-    const auto warmup_rows = static_cast<Eigen::Index>(state::to_count(s, "warmup_rows"));
-    const bool warmup_ended = state::to_flag(s, "warmup_ended");
-    const std::size_t thin = config_.thin;
-    if (r_.warmup_done > job_.plan.warmup || r_.samples_done > job_.plan.samples ||
-        (r_.samples_done > 0 && !warmup_ended) ||
-        warmup_rows != (config_.save_warmup
-                            ? static_cast<Eigen::Index>(kept_rows(r_.warmup_done, thin))
-                            : 0) ||
-        saved.rows.rows() - warmup_rows !=
-            static_cast<Eigen::Index>(kept_rows(r_.samples_done, thin))) {
-      throw DataError(fmt::format("{}: its counts do not fit this run's plan",
-                                  checkpoint_->state_path().string()));
+    // A damaged state is a data error (65) naming the file, whatever part of it is wrong.
+    try {
+      load(saved);
+    } catch (const DataError& e) {
+      throw DataError(fmt::format("{}: {}", checkpoint_->state_path().string(), e.what()));
+    } catch (const std::exception& e) {
+      throw DataError(fmt::format("{}: not a valid chain state: {}",
+                                  checkpoint_->state_path().string(), e.what()));
     }
     job_.done.fetch_add(r_.warmup_done + r_.samples_done, std::memory_order_relaxed);
+    // The kept rows again, to the sink's fresh files (the rows file holds them already).
+    const Eigen::Index warmup_rows = warmup_rows_;
+    warmup_rows_ = 0;
     for (Eigen::Index i = 0; i < saved.rows.rows(); ++i) {
-      if (i == warmup_rows && warmup_ended) end_warmup_again();
+      if (i == warmup_rows && warmup_ended_) sink_.end_warmup();
       const bool warmup = i < warmup_rows;
       Mat& store = warmup ? r_.warmup_draws : r_.draws;
       Eigen::Index& stored = warmup ? warmup_rows_ : sample_rows_;
       store.row(stored++) = saved.rows.row(i);
       row_.assign(saved.rows.row(i).begin(), saved.rows.row(i).end());
       sink_.row(row_);
-      checkpoint_->append_row(row_);
       ++rows_written_;
     }
-    if (warmup_ended && !warmup_ended_) end_warmup_again();
+    if (warmup_ended_ && saved.rows.rows() == warmup_rows) sink_.end_warmup();
   }
   double wall_before() const { return wall_before_; }
   // Shrinks the kept draws to the rows stored (also after an exception).
@@ -185,6 +167,42 @@ class ChainLoop {
   std::size_t rows_written() const { return rows_written_; }
 
  private:
+  // The state's values, each checked against this run's plan before it is used.
+  void load(const ChainCheckpoint::Saved& saved) {
+    const nlohmann::json& s = saved.state;
+    if (state::to_count(s, "chain") != static_cast<std::uint64_t>(job_.id) ||
+        state::to_count(s, "columns") != row_.size()) {
+      throw DataError("saved for another chain or another sampler");
+    }
+    const std::size_t thin = config_.thin;
+    const std::uint64_t warmup_done = state::to_count(s, "warmup_done");
+    const std::uint64_t samples_done = state::to_count(s, "samples_done");
+    const std::uint64_t warmup_accepted = state::to_count(s, "warmup_accepted");
+    const std::uint64_t samples_accepted = state::to_count(s, "samples_accepted");
+    const std::uint64_t warmup_rows = state::to_count(s, "warmup_rows");
+    const bool warmup_ended = state::to_flag(s, "warmup_ended");
+    const auto rows = static_cast<std::uint64_t>(saved.rows.rows());
+    if (warmup_done > job_.plan.warmup || samples_done > job_.plan.samples ||
+        warmup_accepted > warmup_done || samples_accepted > samples_done ||
+        (warmup_ended && warmup_done != job_.plan.warmup) || (samples_done > 0 && !warmup_ended) ||
+        warmup_rows != (config_.save_warmup ? kept_rows(warmup_done, thin) : 0) ||
+        rows < warmup_rows || rows - warmup_rows != kept_rows(samples_done, thin)) {
+      throw DataError("its counts do not fit this run's plan");
+    }
+    const int dim = kernel_.dim();
+    r_.start = state::to_vec(s, "start", dim);
+    kernel_.init(state::to_vec(s, "position", dim));
+    kernel_.load_state(state::at(s, "kernel"));
+    state::restore(rng_, state::at(s, "rng"));
+    r_.warmup_done = warmup_done;
+    r_.samples_done = samples_done;
+    r_.warmup_accepted = warmup_accepted;
+    r_.samples_accepted = samples_accepted;
+    wall_before_ = state::to_double(s, "wall_seconds");
+    warmup_rows_ = static_cast<Eigen::Index>(warmup_rows);
+    warmup_ended_ = warmup_ended;
+  }
+
   // Runs one phase; returns false when the chain must stop (interrupt or exhausted budget).
   bool phase(bool warmup) {
     const std::size_t n = warmup ? job_.plan.warmup : job_.plan.samples;
@@ -209,11 +227,6 @@ class ChainLoop {
       if (checkpoint_ != nullptr && checkpoint_->due(++since_checkpoint_)) save_checkpoint();
     }
     return true;
-  }
-
-  void end_warmup_again() {
-    sink_.end_warmup();
-    warmup_ended_ = true;
   }
 
   // The chain's whole state between two transitions (run/checkpoint.hpp).
@@ -317,17 +330,19 @@ void run_one_chain(ChainJob& job, const RunConfig& config, const std::vector<std
     std::optional<ChainCheckpoint::Saved> saved;
     if (config.checkpoint) {
       checkpoint = std::make_unique<ChainCheckpoint>(*config.checkpoint, job.id, columns.size());
-      saved = checkpoint->open();
+      saved = checkpoint->load();
     }
     if (stop.requested()) {
       r.status = ChainStatus::interrupted;
     } else {
       ChainLoop loop(job, config, columns.size(), extras, sink, stop, checkpoint.get());
       if (saved) {
-        loop.restore(*saved);
+        loop.restore(*saved);  // checks the whole state before any file changes
+        checkpoint->begin(static_cast<std::size_t>(saved->rows.rows()));
         saved.reset();
         wall_before = loop.wall_before();
       } else {
+        if (checkpoint) checkpoint->begin(0);
         r.start = starting_point(config.init, kernel.dim(), config.init.seed.value_or(config.seed),
                                  job.id, job.index);
         kernel.init(r.start);

@@ -9,6 +9,7 @@
 #include "data/csv_loader.hpp"
 #include "io/run_report.hpp"
 #include "models/expfam_model.hpp"
+#include "privacy/event_json.hpp"
 #include "run/csv_draw_sink.hpp"
 #include "run/curator_files.hpp"
 #include "run/job_checkpoint.hpp"
@@ -331,19 +332,26 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
       spec.write_draws ? draw_sinks(layout, files, columns, curator, run.first_chain, private_run)
                        : RunCallbacks{};
 
+  const auto checkpoints = checkpoint_dir(spec.out_dir);
+  if (!spec.checkpoint || !spec.checkpoint->resume) {
+    // A fresh run: an older run's checkpoint under the same --out must never be resumed over it.
+    remove_checkpoint(checkpoints);
+  }
   if (spec.checkpoint) {
     if (private_run && !spec.noise_key && !spec.noise_key_file) {
       throw UsageError(
           "--checkpoint-every: a private run can be resumed only with its noise key; give "
           "--noise-key-file");
     }
+    prepare_curator_dir(curator);
     run.checkpoint = *spec.checkpoint;
-    run.checkpoint->dir = checkpoint_dir(spec.out_dir, private_run);
-    begin_checkpointed_run(run.checkpoint->dir,
+    run.checkpoint->dir = checkpoints;
+    const json calibration = priv ? events_to_json(priv->setup.per_iteration) : json(nullptr);
+    begin_checkpointed_run(checkpoints,
                            run_identity(preset.name, spec.sampler, params, run, data.data,
-                                        priv ? &priv->noise_key : nullptr),
+                                        priv ? &priv->noise_key : nullptr, calibration),
                            spec.resume_info, spec.checkpoint->resume);
-    out.checkpoint_dir = run.checkpoint->dir;
+    out.checkpoint_dir = checkpoints;
   }
 
   Stopwatch clock;
@@ -362,6 +370,9 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   if (out.checkpoint_dir && out.run.complete()) {
     remove_checkpoint(*out.checkpoint_dir);
     out.checkpoint_dir.reset();
+    // A non-private run had the curator directory for its checkpoint only.
+    std::error_code ignored;
+    if (!private_run) std::filesystem::remove(curator, ignored);  // only if empty
   }
   return out;
 }

@@ -86,7 +86,7 @@ json report(const fs::path& out) {
   return json::parse(slurp(out / "report.json"));
 }
 
-// A private run's checkpoint directory.
+// A run's checkpoint directory.
 fs::path checkpoint_of(const fs::path& out) {
   return fs::path(fmt::format("{}.curator", out.string())) / "checkpoint";
 }
@@ -115,6 +115,12 @@ TEST(Resume, TwentyKilledRunsResumeToTheUninterruptedDrawsAndSpend) {
         std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 300)(delays));
     const bool was_killed = kill_after(pid, checkpoint_of(out) / "chain-1.json", delay);
     killed += was_killed ? 1 : 0;
+    if (was_killed && k % 4 == 0) {
+      // Every fourth run: its resumption is killed too, after 0.2 to 0.9 s.
+      const pid_t again = spawn(fmt::format("sample --resume {} --quiet", out.string()));
+      kill_after(again, checkpoint_of(out) / "run.json",
+                 std::chrono::milliseconds(std::uniform_int_distribution<int>(200, 900)(delays)));
+    }
     if (was_killed) {
       const auto r = run_cli(fmt::format("sample --resume {} --quiet", out.string()), dir);
       ASSERT_EQ(r.exit_code, 0) << "run " << k << ": " << r.err;
@@ -159,7 +165,18 @@ TEST(Resume, RefusesOtherDataAnotherKeyOrChangedOptions) {
   EXPECT_EQ(r.exit_code, 64) << r.err;
   EXPECT_NE(r.err.find("--epsilon: not allowed with --resume"), std::string::npos) << r.err;
 
+  // A key file that does not exist is not created: a resumed run needs the run's key.
+  r = run_cli(fmt::format("sample --resume {} --noise-key-file {}", out.string(),
+                          (dir / "missing.hex").string()),
+              dir);
+  EXPECT_EQ(r.exit_code, 66) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "missing.hex"));
+
   // Another key: the noise would not be the run's.
+  {
+    std::ofstream(dir / "other.hex") << std::string(64, 'a') << "\n";
+    fs::permissions(dir / "other.hex", fs::perms::owner_read | fs::perms::owner_write);
+  }
   r = run_cli(fmt::format("sample --resume {} --noise-key-file {}", out.string(),
                           (dir / "other.hex").string()),
               dir);
@@ -179,6 +196,56 @@ TEST(Resume, RefusesOtherDataAnotherKeyOrChangedOptions) {
   r = run_cli(fmt::format("sample --resume {}", (dir / "nowhere").string()), dir);
   EXPECT_EQ(r.exit_code, 66) << r.err;
   EXPECT_NE(r.err.find("no checkpoint"), std::string::npos) << r.err;
+}
+
+TEST(Resume, ADamagedStateIsRefusedAndChangesNoFile) {
+  const fs::path dir = scratch_dir("resume-damaged");
+  const fs::path data = dir / "data.csv";
+  ASSERT_EQ(
+      run_cli(fmt::format("simulate --model banana-tempered-2d --n 20000 --out {}", data.string()),
+              dir)
+          .exit_code,
+      0);
+  const fs::path out = killed_run(dir, (dir / "key.hex").string(), data);
+  const fs::path state = checkpoint_of(out) / "chain-1.json";
+  ASSERT_TRUE(fs::exists(state));
+  auto j = json::parse(slurp(state));
+  j["rows"] = std::uint64_t{1} << 62;  // more rows than the file holds (and than fit in bytes)
+  std::ofstream(state) << j.dump();
+  const auto rows_before = fs::file_size(checkpoint_of(out) / "chain-1.rows");
+  auto r = run_cli(fmt::format("sample --resume {}", out.string()), dir);
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_NE(r.err.find("chain-1.rows"), std::string::npos) << r.err;
+  EXPECT_EQ(fs::file_size(checkpoint_of(out) / "chain-1.rows"), rows_before);
+  // More accepts than iterations: refused, not published as an acceptance rate above 1.
+  j["rows"] = 0;
+  j["samples_accepted"] = 1000000000;
+  std::ofstream(state) << j.dump();
+  r = run_cli(fmt::format("sample --resume {}", out.string()), dir);
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+}
+
+TEST(Resume, AFreshRunInTheSameDirectoryDropsAnOlderCheckpoint) {
+  const fs::path dir = scratch_dir("resume-fresh");
+  const fs::path data = dir / "data.csv";
+  ASSERT_EQ(
+      run_cli(fmt::format("simulate --model banana-tempered-2d --n 20000 --out {}", data.string()),
+              dir)
+          .exit_code,
+      0);
+  const fs::path out = killed_run(dir, (dir / "key.hex").string(), data);
+  ASSERT_TRUE(fs::exists(checkpoint_of(out) / "run.json"));
+  // The same --out, no checkpoints (no key file): the killed run's checkpoint must go.
+  auto r = run_cli(fmt::format("sample --model banana-tempered-2d --sampler dp-penalty --epsilon 1 "
+                               "--data {} --quiet --out {}",
+                               data.string(), out.string()),
+                   dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(checkpoint_of(out)));
+  r = run_cli(fmt::format("sample --resume {}", out.string()), dir);
+  EXPECT_EQ(r.exit_code, 66) << r.err;
+  r = run_cli("sample --resume \"\"", dir);
+  EXPECT_EQ(r.exit_code, 64) << r.err;
 }
 
 TEST(Resume, APrivateRunWithoutAKeyFileCannotAskForCheckpoints) {

@@ -1,8 +1,9 @@
 // Checkpoints (run/checkpoint.hpp): every sampler, stopped without warning between two of its
-// checkpoints and resumed, continues bit for bit — the same kept draws as the uninterrupted chain
-// and the same recorded releases. The crash is simulated by a draw sink that throws: the chain
-// fails at once, so its last checkpoint is the periodic one and the rows file holds rows beyond
-// it, as after a SIGKILL (tests/cli/resume_test.cpp kills real processes).
+// checkpoints, resumed, stopped again and resumed again, continues bit for bit — the same kept
+// draws as the uninterrupted chain and the same recorded releases. The crash is simulated by a draw
+// sink that throws: the chain fails at once, so its last checkpoint is the periodic one and the
+// rows file holds rows beyond it, as after a SIGKILL (tests/cli/resume_test.cpp kills real
+// processes).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -139,6 +140,14 @@ TEST_P(Checkpoints, CrashedAndResumedChainEqualsTheUninterruptedOne) {
   RunCallbacks crash;
   crash.make_sink = [rows](int) { return std::make_unique<CrashingSink>(rows / 2 + 1); };
   EXPECT_THROW(crashed.go(crash), SoftwareError);
+
+  // Resumed, and crashed again later (the sink sees the replayed rows too): a second resume must
+  // read the rows file as the first left it.
+  Job again(c);
+  again.run.checkpoint = CheckpointConfig{dir, 3, 0.0, true};
+  RunCallbacks later;
+  later.make_sink = [rows](int) { return std::make_unique<CrashingSink>(3 * rows / 4 + 1); };
+  EXPECT_THROW(again.go(later), SoftwareError);
 
   Job resumed(c);
   resumed.run.checkpoint = CheckpointConfig{dir, 3, 0.0, true};
