@@ -35,6 +35,7 @@ SampleSpec to_spec(const SampleArgs& a) {
   spec.run.warmup = a.warmup;
   spec.run.thin = a.thin;
   spec.run.save_warmup = a.save_warmup;
+  spec.run.adapt = a.adapt;
   if (a.quiet) spec.run.progress = ProgressMode::never;
   spec.reference_draws = a.reference_draws;
   spec.out_dir = a.out.empty() ? std::filesystem::path("out") / (a.model + "-" + a.sampler)
@@ -137,6 +138,12 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
       ->capture_default_str();
   cmd.add_option("--thin", a.thin, "Keep every thin-th iteration")->capture_default_str();
   cmd.add_flag("--save-warmup", a.save_warmup, "Write warmup draws too");
+  cmd.add_option("--adapt", a.adapt,
+                 "true: tune the step size and diagonal metric (proposal sd of random walks) "
+                 "during warmup, as Stan does, from the draws and acceptance statistics only "
+                 "(free for private samplers); false: the hand-set values throughout (the "
+                 "papers' runs). `dpmcmc samplers` says which samplers adapt")
+      ->capture_default_str();
   cmd.add_option("--out", a.out, "Output directory (default: out/MODEL-SAMPLER)");
   cmd.add_option("--init", a.init, "Starting point for every chain (comma-separated)")
       ->delimiter(',');

@@ -17,13 +17,14 @@ namespace dpmcmc::cli {
 
 struct SampleArgs {
   std::string model = "banana-tempered-2d";
-  std::string sampler = "hmc";
+  std::string sampler = "nuts";
   std::string data, out, noise_key_file;
   std::size_t n = 0;
   std::optional<std::uint64_t> seed, data_seed;
   int chains = 4, threads = 0;
   std::size_t iter = 1000, warmup = 1000, thin = 1, reference_draws = 1000;
   bool save_warmup = false, quiet = false;
+  bool adapt = true;
   std::vector<double> init, init_centre;
   std::optional<double> init_spread;
   SamplerOptionValues sampler_options;

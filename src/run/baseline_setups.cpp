@@ -1,7 +1,10 @@
 // The non-private baselines' kernels from their hyperparameters (sampler_descriptors.hpp).
+#include <algorithm>
+
 #include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
 #include "samplers/hmc.hpp"
+#include "samplers/nuts.hpp"
 #include "samplers/rwmh.hpp"
 #include "samplers/tunamh.hpp"
 
@@ -28,6 +31,19 @@ KernelFactory setup_hmc(const std::string& sampler, const json& params, const Mo
     config.jitter = StepJitter::halton;
   if (params.contains("clip")) config.clip = number_param(params, sampler, "clip");
   return [&model, &data, config](int) { return make_hmc(model, data, config); };
+}
+
+KernelFactory setup_nuts(const std::string& sampler, const json& params, const Model& model,
+                         const Dataset& data) {
+  NutsConfig config;
+  // The preset's HMC step is a start; with --adapt true (the default) warmup tunes it.
+  config.step_size = number_param(params, sampler, "step_size", config.step_size);
+  if (params.contains("mass")) config.mass = vector_param(params, sampler, "mass", model.dim());
+  if (params.contains("max_depth")) {
+    config.max_depth = static_cast<int>(std::min<std::uint64_t>(
+        count_param(params, sampler, "max_depth"), 31));  // > 30 is refused by NutsKernel
+  }
+  return [&model, &data, config](int) { return make_nuts(model, data, config); };
 }
 
 KernelFactory setup_tunamh(const std::string& sampler, const json& params, const Model& model,

@@ -76,6 +76,7 @@ json run_identity(const std::string& preset, const std::string& sampler, const j
           {"per_chain", plans},
           {"thin", run.thin},
           {"save_warmup", run.save_warmup},
+          {"adapt", run.adapt},
           {"data_hash", content_hash(data)},
           {"key_check", key != nullptr ? json(key->check_value()) : json(nullptr)}};
 }

@@ -45,12 +45,17 @@ struct RunConfig {
   // make_rng(seed, id, ·), so chain 2 run alone equals chain 2 of a 4-chain run.
   int first_chain = 0;
   std::uint64_t seed = 0;
-  // Burn-in transitions (no adaptation in the non-private kernels) and kept-phase transitions.
+  // Warmup transitions (where an adapting kernel tunes itself, see `adapt`) and kept-phase
+  // transitions.
   std::size_t warmup = 1000;
   std::size_t samples = 1000;
   // Optional per-chain override of (warmup, samples), one entry per chain; empty: all chains use
   // warmup and samples above.
   std::vector<ChainPlan> per_chain;
+  // Adapt the step size and metric of every kernel that can be tuned (Kernel::adaptation())
+  // during warmup (samplers/warmup_adapter.hpp); the tuning at the end of warmup is kept for
+  // sampling. Off: every kernel runs with its configured tuning throughout (the papers' runs).
+  bool adapt = false;
   // Keep every thin-th transition (the first of each block, Stan's convention), in both phases.
   std::size_t thin = 1;
   // Pass warmup rows to the sinks and keep them in ChainResult::warmup_draws.

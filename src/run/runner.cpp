@@ -18,6 +18,7 @@
 #include "run/interrupt.hpp"
 #include "run/progress.hpp"
 #include "run/start_points.hpp"
+#include "samplers/warmup_adapter.hpp"
 
 namespace dpmcmc {
 
@@ -113,6 +114,9 @@ class ChainLoop {
         config.save_warmup ? static_cast<Eigen::Index>(kept_rows(job.plan.warmup, config.thin)) : 0,
         ncols);
     r_.draws.resize(static_cast<Eigen::Index>(kept_rows(job.plan.samples, config.thin)), ncols);
+    if (const auto target = kernel_.adaptation(); config.adapt && target) {
+      adapter_.emplace(*target, kernel_.tuning(), job.plan.warmup);
+    }
   }
 
   // Warmup, then sampling; sets the chain's status unless it stopped with an exception.
@@ -128,6 +132,7 @@ class ChainLoop {
     // completed one is not rerun if the process dies before the run's reports are written.
     if (checkpoint_ != nullptr) save_checkpoint();
     trim();
+    if (adapter_) r_.tuning = adapter_->tuning();
   }
 
   // Continues a checkpointed chain: its kernel, stream, counters and kept rows as saved (the rows
@@ -193,6 +198,12 @@ class ChainLoop {
     r_.start = state::to_vec(s, "start", dim);
     kernel_.init(state::to_vec(s, "position", dim));
     kernel_.load_state(state::at(s, "kernel"));
+    if (adapter_) {
+      adapter_->load_state(state::at(s, "adaptation"));
+      kernel_.set_tuning(adapter_->tuning());
+    } else if (s.contains("adaptation")) {
+      throw DataError("saved with adaptation, resumed without it");
+    }
     state::restore(rng_, state::at(s, "rng"));
     r_.warmup_done = warmup_done;
     r_.samples_done = samples_done;
@@ -222,6 +233,8 @@ class ChainLoop {
       const TransitionInfo info = kernel_.transition(rng_, extras_);
       ++done;
       if (info.accepted) ++accepted;
+      if (warmup && adapter_)
+        kernel_.set_tuning(adapter_->observe(i, info.accept_stat, kernel_.position()));
       job_.done.fetch_add(1, std::memory_order_relaxed);
       if (keep && i % config_.thin == 0) keep_row(info, warmup);
       if (checkpoint_ != nullptr && checkpoint_->due(++since_checkpoint_)) save_checkpoint();
@@ -249,6 +262,7 @@ class ChainLoop {
         {"position", state::of(kernel_.position())},
         {"rng", state::of(rng_)},
         {"kernel", kernel_.save_state()}};
+    if (adapter_) s["adaptation"] = adapter_->save_state();
     checkpoint_->save(s);
     since_checkpoint_ = 0;
   }
@@ -289,6 +303,7 @@ class ChainLoop {
   std::size_t since_checkpoint_ = 0;
   double wall_before_ = 0.0;  // wall time of the chain before it was resumed
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::optional<WarmupAdapter> adapter_;  // with RunConfig::adapt and an adaptable kernel
 };
 
 // Records a chain's exception: the chain failed, and the others are asked to stop.

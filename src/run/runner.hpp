@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct ChainResult {
   double wall_seconds = 0.0;
   Vec start;           // θ0
   Vec final_position;  // the kernel's position when the chain stopped
+  // The tuning the chain sampled with, when it adapted (RunConfig::adapt and an adaptable kernel):
+  // a function of its warmup draws and acceptance statistics.
+  std::optional<Tuning> tuning;
   // Kept sampling-phase draws, one row per kept iteration, one column per RunResult::columns.
   Mat draws;
   // Kept warmup draws (only with RunConfig::save_warmup), same columns.

@@ -160,6 +160,12 @@ ChainEntries chain_entries(const SampleSpec& spec, const RunResult& result,
                         {"acceptance_rate", json_number(ch.acceptance_rate())},
                         {"warmup_acceptance_rate", json_number(ch.warmup_acceptance_rate())},
                         {"start", json_array(ch.start)}});
+    // The tuning the chain sampled with: a function of its warmup draws and acceptance
+    // statistics (samplers/warmup_adapter.hpp), so publishable.
+    if (ch.tuning) {
+      e.chains.back()["adaptation"] = {{"step", json_number(ch.tuning->step)},
+                                       {"metric", json_array(ch.tuning->metric)}};
+    }
     e.times.push_back({{"chain", ch.chain + 1}, {"wall_seconds", ch.wall_seconds}});
   }
   return e;
@@ -173,6 +179,7 @@ json run_section(const SampleSpec& spec, const RunConfig& run, int threads, cons
           {"warmup", run.warmup},
           {"samples", run.samples},
           {"thin", run.thin},
+          {"adapt", run.adapt},
           {"threads", threads},
           {"seed", run.seed},
           {"seed_source", spec.seed_given ? "user" : "os-entropy"},

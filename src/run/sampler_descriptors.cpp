@@ -41,6 +41,13 @@ const std::vector<SamplerDescriptor>& sampler_descriptors() {
        nullptr,
        setup_hmc,
        AcceptanceCheck::low_only},
+      {"nuts",
+       "No-U-Turn Sampler, multinomial, as Stan's (the default; adapts with --adapt true)",
+       {"step_size", "mass", "max_depth"},
+       "hmc",
+       nullptr,
+       setup_nuts,
+       AcceptanceCheck::low_only},
       {"tunamh",
        "TunaMH: exact minibatch MH with Poisson batches (003 Algorithm 1)",
        {"proposal_sd", "lambda"},
@@ -188,6 +195,16 @@ SamplerFacts sampler_facts(const SamplerDescriptor& d) {
       kernel = setup.make_kernel(owner());
     }
   }
+  if (const auto target = kernel->adaptation()) {
+    const std::string rate =
+        target->random_walk ? "the random-walk rate of the dimension moved (0.44 in 1-d, 0.234 "
+                              "from 5-d)"
+                            : fmt::format("{:g}", target->accept);
+    facts.adapts =
+        fmt::format("{}, target acceptance {}", target->metric ? "step and metric" : "step", rate);
+  } else {
+    facts.adapts = "no";
+  }
   const auto published = kernel->publishable_columns();
   for (const auto& c : kernel->extra_columns()) {
     facts.columns.emplace_back(c,
@@ -201,8 +218,8 @@ std::string sampler_table(bool markdown) {
   if (markdown) {
     out +=
         "| sampler | private | what it is | hyperparameters (options) | defaults from | draw "
-        "columns after `accept_stat__` | certified by |\n";
-    out += "|---|---|---|---|---|---|---|\n";
+        "columns after `accept_stat__` | adapts (`--adapt true`) | certified by |\n";
+    out += "|---|---|---|---|---|---|---|---|\n";
   }
   for (const auto& d : sampler_descriptors()) {
     std::vector<std::string> options;
@@ -219,14 +236,14 @@ std::string sampler_table(bool markdown) {
     const std::string certified =
         d.is_private() ? fmt::format("{}", fmt::join(facts.accountants, ", ")) : "-";
     if (markdown) {
-      out += fmt::format("| `{}` | {} | {} | {} | `{}` | {} | {} |\n", d.name,
+      out += fmt::format("| `{}` | {} | {} | {} | `{}` | {} | {} | {} |\n", d.name,
                          d.is_private() ? "yes" : "no", d.summary, fmt::join(options, ", "),
-                         d.defaults_entry(), fmt::join(columns, ", "), certified);
+                         d.defaults_entry(), fmt::join(columns, ", "), facts.adapts, certified);
     } else {
       out += fmt::format("{:<26} {:<12} {}\n", d.name, d.is_private() ? "private" : "non-private",
                          d.summary);
-      out += fmt::format("{:<39} options: {}\n{:<39} columns: {}\n", "", fmt::join(options, " "),
-                         "", fmt::join(columns, ", "));
+      out += fmt::format("{:<39} options: {}\n{:<39} columns: {}\n{:<39} adapts: {}\n", "",
+                         fmt::join(options, " "), "", fmt::join(columns, ", "), "", facts.adapts);
       if (d.is_private()) out += fmt::format("{:<39} certified by: {}\n", "", certified);
     }
   }

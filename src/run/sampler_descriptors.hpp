@@ -67,6 +67,8 @@ KernelFactory setup_rwmh(const std::string& sampler, const nlohmann::json& param
                          const Model& model, const Dataset& data);
 KernelFactory setup_hmc(const std::string& sampler, const nlohmann::json& params,
                         const Model& model, const Dataset& data);
+KernelFactory setup_nuts(const std::string& sampler, const nlohmann::json& params,
+                         const Model& model, const Dataset& data);
 KernelFactory setup_tunamh(const std::string& sampler, const nlohmann::json& params,
                            const Model& model, const Dataset& data);
 
@@ -79,6 +81,8 @@ struct SamplerFacts {
   // Private samplers: the accountants that certify an upper bound on its releases (those that
   // interpret every event of its iteration's template); empty for a non-private sampler.
   std::vector<std::string> accountants;
+  // What --adapt true tunes (Kernel::adaptation()), e.g. "step and metric, target 0.8"; "no".
+  std::string adapts;
 };
 // ConfigError when no preset has defaults for the sampler.
 SamplerFacts sampler_facts(const SamplerDescriptor& d);

@@ -36,6 +36,7 @@ const std::vector<ParamInfo>& param_table() {
        "leapfrog step size eta (hmc, dp-hmc); the DP HMC paper's per-row step, the update using "
        "eta/n (dp-sgld, dp-sgnht)"},
       {"steps", K::count, "leapfrog steps L"},
+      {"max_depth", K::count, "maximum tree depth of NUTS (at most 2^depth - 1 steps; 10)"},
       {"tau", K::number,
        "noise multiplier tau (noise sd tau n^alpha times the sensitivity; minibatch: noise "
        "variance tau times the squared sensitivity)"},

@@ -67,6 +67,9 @@ class ClipColumnKernel final : public Kernel {
   const Vec& position() const override { return inner_->position(); }
   nlohmann::json save_state() const override { return inner_->save_state(); }
   void load_state(const nlohmann::json& state) override { inner_->load_state(state); }
+  std::optional<AdaptationTarget> adaptation() const override { return inner_->adaptation(); }
+  Tuning tuning() const override { return inner_->tuning(); }
+  void set_tuning(const Tuning& tuning) override { inner_->set_tuning(tuning); }
 
  private:
   std::unique_ptr<Kernel> inner_;

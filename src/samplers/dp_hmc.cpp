@@ -118,6 +118,14 @@ DpHmcSampler::DpHmcSampler(const Model& model, DpHmcConfig config)
   theta_ = grad_ = p_ = theta_new_ = p_new_ = Vec::Zero(dim_);
 }
 
+void DpHmcSampler::set_tuning(const Tuning& tuning) {
+  tuned_scale(tuning, dim_, "dp-hmc");  // checks it
+  config_.step_size = tuning.step;
+  inv_mass_ = tuning.metric;
+  config_.mass = inv_mass_.cwiseInverse();
+  sqrt_mass_ = config_.mass.cwiseSqrt();
+}
+
 void DpHmcSampler::init(const Vec& theta0) {
   check_start(theta0, dim_, kWho);
   const double lp = model_.log_prior(theta0);

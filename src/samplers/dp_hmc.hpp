@@ -143,6 +143,9 @@ class DpHmcSampler {
   // One iteration of Algorithm 4 (file comment). lp__ is NaN (the exact density is unknown).
   TransitionInfo transition(Rng& rng, DpHmcData& data, DpHmcStepInfo& step);
   const Vec& position() const { return theta_; }
+  // ε = the step size η, m = M⁻¹ (warmup adaptation; checked by tuned_scale).
+  Tuning tuning() const { return {config_.step_size, inv_mass_}; }
+  void set_tuning(const Tuning& tuning);
   // The log prior, the iteration count and the step-size sequence (checkpoints).
   nlohmann::json save_state() const;
   void load_state(const nlohmann::json& state);
@@ -182,6 +185,15 @@ class DpHmcKernel final : public PrivateKernel {
   nlohmann::json save_state() const override;
   void load_state(const nlohmann::json& state) override;
   const DpHmcConfig& config() const { return sampler_.config(); }
+  // Adapts η and the mass from released values only (docs/decisions.md): the gradient releases
+  // are calibrated to the fixed clip b_g, the ratio release to b_l·‖θ′ − θ‖ with a fixed σ/Δ, so
+  // neither the step nor the mass enters a calibration. Target 0.65, the optimal acceptance of
+  // HMC in high dimension (Beskos, Pillai, Roberts, Sanz-Serna and Stuart 2013).
+  std::optional<AdaptationTarget> adaptation() const override {
+    return AdaptationTarget{0.65, true};
+  }
+  Tuning tuning() const override { return sampler_.tuning(); }
+  void set_tuning(const Tuning& tuning) override { sampler_.set_tuning(tuning); }
   double gradient_multiplier() const { return source_.gradient_multiplier(); }
   double ratio_multiplier() const { return source_.ratio_multiplier(); }
 

@@ -51,6 +51,14 @@ HmcKernel::HmcKernel(int dim, GradientFn gradient, HmcConfig config, AcceptRule 
   theta_ = grad_ = p_ = theta_new_ = p_new_ = grad_new_ = Vec::Zero(dim_);
 }
 
+void HmcKernel::set_tuning(const Tuning& tuning) {
+  tuned_scale(tuning, dim_, "hmc");  // checks it
+  config_.step_size = tuning.step;
+  inv_mass_ = tuning.metric;
+  config_.mass = inv_mass_.cwiseInverse();
+  sqrt_mass_ = config_.mass.cwiseSqrt();
+}
+
 void HmcKernel::init(const Vec& theta0) {
   check_start(theta0, dim_, "hmc");
   Vec grad = Vec::Zero(dim_);

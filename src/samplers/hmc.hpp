@@ -77,6 +77,12 @@ class HmcKernel final : public Kernel {
   const Vec& position() const override { return theta_; }
   nlohmann::json save_state() const override;
   void load_state(const nlohmann::json& state) override;
+  // Target acceptance 0.8 (Stan's default); ε is the step size, m = M⁻¹ the inverse mass.
+  std::optional<AdaptationTarget> adaptation() const override {
+    return AdaptationTarget{0.8, true};
+  }
+  Tuning tuning() const override { return {config_.step_size, inv_mass_}; }
+  void set_tuning(const Tuning& tuning) override;
 
   const HmcConfig& config() const { return config_; }
 

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "core/rng.hpp"
 #include "core/types.hpp"
+#include "samplers/tuning.hpp"
 
 namespace dpmcmc {
 
@@ -51,6 +53,14 @@ class Kernel {
   // chain cleanly (keeping its draws, status budget_exhausted) rather than release beyond it
   // (docs/architecture.md). Non-private kernels never run out.
   virtual bool exhausted() const { return false; }
+
+  // Warmup adaptation (samplers/warmup_adapter.hpp; the runner drives it with --adapt true). A
+  // kernel that can be tuned says how (its target acceptance, whether the metric adapts) and
+  // exposes its step size and diagonal metric; set_tuning() changes them between two transitions
+  // without touching the chain's state. nullopt: nothing to adapt (the defaults).
+  virtual std::optional<AdaptationTarget> adaptation() const { return std::nullopt; }
+  virtual Tuning tuning() const { return {}; }
+  virtual void set_tuning(const Tuning& /*tuning*/) {}
 
   // Checkpoints (run/checkpoint.hpp). A resumed chain calls init(its saved position()) and then
   // load_state(what save_state() returned between two transitions). A kernel whose whole state

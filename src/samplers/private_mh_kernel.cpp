@@ -23,9 +23,20 @@ PrivateMhKernel::PrivateMhKernel(const Model& model, std::unique_ptr<DataOwner> 
 
 void PrivateMhKernel::set_scale(const Vec& scale, const std::string& what) {
   scale_ = broadcast_positive(scale, model_.dim(), what);
+  tuning_ = {1.0, scale_.cwiseAbs2()};
   theta_ = Vec::Zero(model_.dim());
   proposal_ = Vec::Zero(model_.dim());
   direction_ = Vec::Ones(model_.dim());
+}
+
+std::optional<AdaptationTarget> PrivateMhKernel::adaptation() const {
+  const int moved = shape_.proposal == PenaltyProposal::full ? model_.dim() : 1;
+  return AdaptationTarget{random_walk_target_accept(moved), true, true};
+}
+
+void PrivateMhKernel::set_tuning(const Tuning& tuning) {
+  scale_ = tuned_scale(tuning, model_.dim(), "private MH kernel");
+  tuning_ = tuning;
 }
 
 std::vector<std::string> PrivateMhKernel::extra_columns() const {

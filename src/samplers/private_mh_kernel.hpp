@@ -66,6 +66,14 @@ class PrivateMhKernel : public PrivateKernel {
   const Vec& position() const override { return theta_; }
   nlohmann::json save_state() const override;
   void load_state(const nlohmann::json& state) override;
+  // Adapts the proposal from released values only (docs/decisions.md): ε and m of the proposal sd
+  // ε·√m (starting at ε = 1, m = s²), to the random-walk rate of the moved dimension — the
+  // model's dimension for full moves, 1 for one-component moves. No release depends on ε or m
+  // beyond what each release's calibration already covers: the penalty's noise scales with
+  // ‖θ′ − θ‖, DP Barker's clip bound and DP-Fast MH's per-iteration (ε, δ) are fixed.
+  std::optional<AdaptationTarget> adaptation() const override;
+  Tuning tuning() const override { return tuning_; }
+  void set_tuning(const Tuning& tuning) override;
   // The proposal sd per component (size dim).
   const Vec& scale() const { return scale_; }
   // GWMH directions (±1 per component; all +1 for the other proposals).
@@ -95,6 +103,7 @@ class PrivateMhKernel : public PrivateKernel {
   const Model& model_;
   MhShape shape_;
   Vec scale_, theta_, proposal_, direction_;
+  Tuning tuning_;
   double log_prior_ = 0.0;
   std::uint64_t transitions_ = 0;
   bool initialised_ = false;

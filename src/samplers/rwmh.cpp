@@ -21,6 +21,7 @@ RwmhKernel::RwmhKernel(int dim, LogDensityFn log_density, RwmhConfig config, Acc
   if (dim_ < 1) throw ConfigError(fmt::format("rwmh: dimension must be at least 1, got {}", dim_));
   if (!rule_) throw SoftwareError("rwmh: no accept rule given");
   scale_ = broadcast_positive(config.scale, dim_, "rwmh proposal scale");
+  tuning_ = {1.0, scale_.cwiseAbs2()};
   theta_ = Vec::Zero(dim_);
   proposal_ = Vec::Zero(dim_);
 }
@@ -32,6 +33,15 @@ void RwmhKernel::init(const Vec& theta0) {
   theta_ = theta0;
   lp_ = lp;
   initialised_ = true;
+}
+
+std::optional<AdaptationTarget> RwmhKernel::adaptation() const {
+  return AdaptationTarget{random_walk_target_accept(dim_), true, true};
+}
+
+void RwmhKernel::set_tuning(const Tuning& tuning) {
+  scale_ = tuned_scale(tuning, dim_, "rwmh");
+  tuning_ = tuning;
 }
 
 TransitionInfo RwmhKernel::transition(Rng& rng, std::span<double> /*extras*/) {

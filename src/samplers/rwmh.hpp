@@ -45,6 +45,11 @@ class RwmhKernel final : public Kernel {
   const Vec& position() const override { return theta_; }
   nlohmann::json save_state() const override;
   void load_state(const nlohmann::json& state) override;
+  // Target: the random-walk rate of random_walk_target_accept(dim); the metric adapts. The tuning
+  // starts at ε = 1, m = s² (the configured scale squared); the proposal sd is ε·√m.
+  std::optional<AdaptationTarget> adaptation() const override;
+  Tuning tuning() const override { return tuning_; }
+  void set_tuning(const Tuning& tuning) override;
 
   const Vec& scale() const { return scale_; }
 
@@ -53,6 +58,7 @@ class RwmhKernel final : public Kernel {
   LogDensityFn log_density_;
   AcceptRule rule_;
   Vec scale_;
+  Tuning tuning_;
   Vec theta_, proposal_;
   double lp_ = 0.0;
   bool initialised_ = false;

@@ -37,7 +37,7 @@ TEST(CliBadInput, UnknownPresetListsValidOnes) {
 
 TEST(CliBadInput, UnknownSampler) {
   const auto dir = scratch_dir("unknownsampler");
-  const auto r = run_cli("sample --sampler nuts --seed 1 --n 100 --out " + dir.string(), dir);
+  const auto r = run_cli("sample --sampler slice --seed 1 --n 100 --out " + dir.string(), dir);
   EXPECT_EQ(r.exit_code, 64);
   EXPECT_NE(r.err.find("--sampler"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("rwmh"), std::string::npos) << r.err;

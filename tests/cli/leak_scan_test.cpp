@@ -1,6 +1,7 @@
 // Leak scan of the publication boundary (issue #23; docs/architecture.md): each private sampler
-// runs on a dataset D and on a neighbour D′ (one row replaced by an extreme value inside the
-// model's declared range) with the same public seed and the same noise key. Then
+// runs (with warmup adaptation, the default) on a dataset D and on a neighbour D′ (one row replaced
+// by an extreme value inside the model's declared range) with the same public seed and the same
+// noise key. Then
 //   * nothing under --out differs between the two runs except declared DP outputs: the draws of
 //     published columns (θ, accept_stat__, the kernel's publishable columns), their summary, the
 //     acceptance rates, the recorded spend, and the data file's name;
@@ -48,8 +49,21 @@ bool may_differ(const std::string& path) {
     if (rest.find_first_not_of("0123456789") != slash) return false;
     return leaves.count(rest.substr(slash + 1)) > 0;
   };
+  // "/chains/<index>/adaptation/…": the adapted tuning, replayed from the published warmup
+  // columns in tests/run/adaptation_test.cpp.
+  if (starts("/chains/")) {
+    const std::string rest = path.substr(8);
+    const auto slash = rest.find('/');
+    if (slash != std::string::npos && slash > 0 && rest.find_first_not_of("0123456789") == slash &&
+        rest.compare(slash, 12, "/adaptation/") == 0) {
+      return true;
+    }
+  }
+  // How many releases were made: a proposal the public prior rules out (or a zero step) makes
+  // none, and proposals are functions of the released chain, the published tuning and the public
+  // seed — so the count is post-processing of released values, like the recorded ε.
   return starts("/summary/") || starts("/command_line/") || path == "/curator/directory" ||
-         path == "/data/source" ||
+         path == "/data/source" || path == "/privacy/releases_recorded" ||
          indexed("/chains/", {"acceptance_rate", "warmup_acceptance_rate", "file"}) ||
          indexed("/privacy/accountants/", {"recorded_epsilon"}) ||
          indexed("/privacy/owners/", {"recorded_epsilon"});
@@ -202,16 +216,18 @@ void scan(const test::PrivateCase& c) {
 
 // The whitelist itself: declared DP outputs pass, anything near them does not.
 TEST(LeakScan, OnlyDeclaredReportPathsMayDiffer) {
-  for (const char* p : {"/summary/theta1/mean", "/chains/0/acceptance_rate", "/chains/12/file",
-                        "/chains/1/warmup_acceptance_rate", "/curator/directory", "/data/source",
-                        "/privacy/accountants/3/recorded_epsilon",
-                        "/privacy/owners/0/recorded_epsilon", "/command_line/2"}) {
+  for (const char* p :
+       {"/summary/theta1/mean", "/chains/0/acceptance_rate", "/chains/12/file",
+        "/chains/1/warmup_acceptance_rate", "/curator/directory", "/data/source",
+        "/privacy/accountants/3/recorded_epsilon", "/privacy/owners/0/recorded_epsilon",
+        "/command_line/2", "/chains/3/adaptation/step", "/chains/0/adaptation/metric/1"}) {
     EXPECT_TRUE(may_differ(p)) << p;
   }
   for (const char* p :
        {"/chains/0/wall_seconds", "/chains//file", "/chains/x/file", "/chains/0/file/x",
         "/privacy/accountants/0/planned_epsilon", "/privacy/iterations_allowed", "/data/rows",
-        "/summary", "/curator/directory/x", "/chains/0"}) {
+        "/summary", "/curator/directory/x", "/chains/0", "/chains/x/adaptation/step",
+        "/chains//adaptation/step", "/chains/0/adaptationx", "/run/adapt"}) {
     EXPECT_FALSE(may_differ(p)) << p;
   }
 }

@@ -34,6 +34,9 @@ struct Case {
   std::optional<double> epsilon;  // private samplers: a budget for a few dozen iterations
   std::vector<std::string> accountants = {};
   std::optional<std::size_t> n = 2000;  // rows; none: the preset's
+  // Warmup adaptation on (with the warmup rows kept, so that the first crash falls in warmup, in
+  // the middle of the adapter's only metric window).
+  bool adapt = false;
 };
 
 // Every sampler (hmc also with the randomised step size, whose Halton sequence is drawn lazily and
@@ -46,6 +49,13 @@ std::vector<Case> all_cases() {
       {"rwmh", "banana-tempered-2d", json::object(), std::nullopt},
       {"hmc", "banana-tempered-2d", json::object(), std::nullopt},
       {"hmc", "banana-tempered-2d", {{"randomized_step_size", true}}, std::nullopt},
+      {"nuts", "banana-tempered-2d", json::object(), std::nullopt},
+      {"nuts", "banana-tempered-2d", json::object(), std::nullopt, {}, 2000, true},
+      {"rwmh", "banana-tempered-2d", json::object(), std::nullopt, {}, 2000, true},
+      {"hmc", "banana-tempered-2d", json::object(), std::nullopt, {}, 2000, true},
+      {"dp-penalty", "banana-tempered-2d", json::object(), 4.0, {}, 2000, true},
+      {"dp-fast-mh", "mixture-fastmh-2d", json::object(), 4.0, {}, 2000, true},
+      {"dp-hmc", "banana-tempered-2d", json::object(), 8.0, {}, 2000, true},
       {"tunamh", "mixture-fastmh-2d", json::object(), std::nullopt},
       {"dp-penalty", "banana-tempered-2d", json::object(), 4.0},
       {"dp-penalty-ocu", "banana-tempered-2d", json::object(), 4.0},
@@ -98,6 +108,8 @@ struct Job {
     run.handle_sigint = false;
     run.init.centre = preset.start_centre;  // every chain at the preset's centre
     run.init.spread = 0.0;
+    run.adapt = c.adapt;
+    run.save_warmup = c.adapt;
     if (const SamplerDescriptor* entry = find_private_sampler(c.sampler)) {
       SampleSpec spec;
       spec.sampler = c.sampler;
@@ -126,7 +138,8 @@ class Checkpoints : public ::testing::TestWithParam<Case> {};
 TEST_P(Checkpoints, CrashedAndResumedChainEqualsTheUninterruptedOne) {
   const Case& c = GetParam();
   const auto dir = std::filesystem::temp_directory_path() /
-                   ("dpmcmc-checkpoint-test-" + c.sampler + std::to_string(c.overrides.size()));
+                   ("dpmcmc-checkpoint-test-" + c.sampler + std::to_string(c.overrides.size()) +
+                    (c.adapt ? "-adapt" : ""));
   std::filesystem::remove_all(dir);
 
   Job reference(c);
@@ -167,13 +180,19 @@ TEST_P(Checkpoints, CrashedAndResumedChainEqualsTheUninterruptedOne) {
     }
     EXPECT_TRUE(got.chains[k].start == want.chains[k].start) << "chain " << k;
     EXPECT_EQ(got.chains[k].samples_accepted, want.chains[k].samples_accepted);
+    ASSERT_EQ(got.chains[k].tuning.has_value(), c.adapt);
+    if (c.adapt) {
+      EXPECT_EQ(got.chains[k].tuning->step, want.chains[k].tuning->step);
+      EXPECT_EQ(got.chains[k].tuning->metric, want.chains[k].tuning->metric);
+    }
   }
   EXPECT_EQ(resumed.releases(), reference.releases());
   std::filesystem::remove_all(dir);
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  std::string name = info.param.sampler + (info.param.overrides.empty() ? "" : "_options");
+  std::string name = info.param.sampler + (info.param.overrides.empty() ? "" : "_options") +
+                     (info.param.adapt ? "_adapt" : "");
   for (char& ch : name) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
   return name;
 }

@@ -37,7 +37,7 @@ TEST(SamplerKeys, PresetEntriesHoldOnlyKeysTheirSamplerReads) {
     }
   }
   for (const auto& sampler : names) EXPECT_FALSE(sampler_keys(sampler).empty()) << sampler;
-  EXPECT_TRUE(sampler_keys("nuts").empty());
+  EXPECT_TRUE(sampler_keys("slice").empty());
 }
 
 // A shared preset entry gives a sampler only the defaults it reads: dp-fast-mh-full, always on
@@ -175,7 +175,7 @@ TEST(SamplerDescriptors, ListOnlyTabledKeysAndBuildOneWay) {
     EXPECT_EQ(find_sampler(d.name), &d);
   }
   EXPECT_EQ(read, tabled);
-  EXPECT_EQ(find_sampler("nuts"), nullptr);
+  EXPECT_EQ(find_sampler("slice"), nullptr);
   EXPECT_EQ(find_private_sampler("hmc"), nullptr);
   EXPECT_NE(find_private_sampler("dp-hmc"), nullptr);
 }

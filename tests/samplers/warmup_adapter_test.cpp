@@ -1,0 +1,165 @@
+#include "samplers/warmup_adapter.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "samplers/dual_averaging.hpp"
+#include "samplers/tuning.hpp"
+#include "samplers/warmup_schedule.hpp"
+
+namespace dpmcmc {
+namespace {
+
+// Stan's default warmup of 1000: windows 75–99, 100–149, 150–249, 250–449, 450–949 (the last
+// stretched, since a window of 800 would not fit before the final 50).
+TEST(WarmupSchedule, StanWindowsForOneThousand) {
+  const WarmupSchedule s = warmup_schedule(1000);
+  EXPECT_EQ(s.init_buffer, 75u);
+  EXPECT_EQ(s.term_buffer, 50u);
+  EXPECT_EQ(s.window_ends, (std::vector<std::size_t>{100, 150, 250, 450, 950}));
+  EXPECT_FALSE(s.in_window(74));
+  EXPECT_TRUE(s.in_window(75));
+  EXPECT_TRUE(s.in_window(949));
+  EXPECT_FALSE(s.in_window(950));
+  EXPECT_TRUE(s.ends_window(99));
+  EXPECT_FALSE(s.ends_window(100));
+  EXPECT_TRUE(s.ends_window(949));
+}
+
+// Too short for 75 + 25 + 50: buffers of 15% and 10%, one window for the rest; below 20, none.
+TEST(WarmupSchedule, ShortWarmups) {
+  const WarmupSchedule s = warmup_schedule(100);
+  EXPECT_EQ(s.init_buffer, 15u);
+  EXPECT_EQ(s.term_buffer, 10u);
+  EXPECT_EQ(s.window_ends, (std::vector<std::size_t>{90}));
+  EXPECT_TRUE(warmup_schedule(19).window_ends.empty());
+  EXPECT_FALSE(warmup_schedule(19).in_window(10));
+  EXPECT_TRUE(warmup_schedule(0).window_ends.empty());
+  // 150 = 75 + 25 + 50 exactly: one window 75–99.
+  EXPECT_EQ(warmup_schedule(150).window_ends, (std::vector<std::size_t>{100}));
+}
+
+// The first three iterates of Hoffman and Gelman's Algorithm 5 (δ = 0.8, ε0 = 1, α = 1, 0, 0.5),
+// computed by hand from the recursion (independent script, double precision).
+TEST(DualAveraging, FirstIteratesMatchTheRecursion) {
+  DualAveraging da(0.8, 1.0);
+  const double expected_step[] = {14.385510095776777, 2.431167344342142, 0.908791937992737};
+  const double expected_bar[] = {14.385510095776777, 4.998338543542695, 2.3661137637942535};
+  const double alphas[] = {1.0, 0.0, 0.5};
+  for (int t = 0; t < 3; ++t) {
+    EXPECT_NEAR(da.update(alphas[t]), expected_step[t], 1e-12 * expected_step[t]) << t;
+    EXPECT_NEAR(da.averaged_step(), expected_bar[t], 1e-12 * expected_bar[t]) << t;
+  }
+}
+
+// With a deterministic acceptance α(ε) = exp(−ε) the iterates converge to the root of
+// α(ε) = δ, ε* = −log δ: the last one within 2% after 5000 updates, the average within 3% (it
+// forgets the early, far-off iterates only polynomially: their weight decays like t^−κ).
+TEST(DualAveraging, ConvergesToTheTargetAcceptance) {
+  for (const double target : {0.234, 0.65, 0.8}) {
+    DualAveraging da(target, 5.0);
+    double step = da.step();
+    for (int t = 0; t < 5000; ++t) step = da.update(std::exp(-step));
+    EXPECT_NEAR(step, -std::log(target), 0.02 * -std::log(target)) << target;
+    EXPECT_NEAR(da.averaged_step(), -std::log(target), 0.03 * -std::log(target)) << target;
+  }
+}
+
+TEST(DualAveraging, RefusesBadSettingsAndTreatsNanAsReject) {
+  EXPECT_THROW(DualAveraging(1.0, 1.0), ConfigError);
+  EXPECT_THROW(DualAveraging(0.8, 0.0), ConfigError);
+  DualAveraging a(0.8, 1.0), b(0.8, 1.0);
+  EXPECT_EQ(a.update(std::nan("")), b.update(0.0));
+  EXPECT_EQ(a.update(2.0), b.update(1.0));  // clamped to [0, 1]
+}
+
+TEST(WindowVariance, MatchesTheTwoPassVariance) {
+  Rng rng = make_rng(3, 0);
+  Mat x(50, 3);
+  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = 10.0 + rng.normal();
+  WindowVariance w(3);
+  for (Eigen::Index i = 0; i < x.rows(); ++i) w.add(x.row(i).transpose());
+  const Mat centred = x.rowwise() - x.colwise().mean();
+  const Vec expected = centred.array().square().colwise().sum() / 49.0;
+  EXPECT_TRUE(w.variance().isApprox(expected, 1e-12));
+}
+
+// A chain whose positions are N(0, diag(v)) draws: after a Stan warmup of 1000 the metric is the
+// regularised variance of the last window (500 draws), within its sampling error (5 sd of a
+// variance estimate from 500 draws, ≈ 32%), and the step is the dual-averaging average.
+TEST(WarmupAdapter, MetricEstimatesTheVarianceOfTheLastWindow) {
+  const Vec v = (Vec(3) << 0.01, 1.0, 100.0).finished();
+  WarmupAdapter adapter({0.8, true}, {1.0, Vec::Ones(3)}, 1000);
+  Rng rng = make_rng(5, 0);
+  for (std::size_t i = 0; i < 1000; ++i) {
+    Vec x(3);
+    for (int j = 0; j < 3; ++j) x[j] = std::sqrt(v[j]) * rng.normal();
+    adapter.observe(i, 0.8, x);
+  }
+  EXPECT_EQ(adapter.metric_updates(), 5);
+  for (int j = 0; j < 3; ++j) EXPECT_NEAR(adapter.tuning().metric[j], v[j], 0.32 * v[j]) << j;
+  // Accepting exactly at the target leaves H̄ = 0: ε stays at μ = log(10 ε_restart) and so
+  // does its average; the restart after the last window is ε·max √(m_old/m_new).
+  EXPECT_GT(adapter.tuning().step, 0.0);
+}
+
+// Without metric adaptation only the step moves; replaying the same inputs gives the same
+// tuning bit for bit (what the leak scan relies on).
+TEST(WarmupAdapter, StepOnlyAndReplay) {
+  const Tuning initial{0.5, Vec::Constant(2, 2.0)};
+  WarmupAdapter adapter({0.44, false}, initial, 200);
+  Rng rng = make_rng(6, 0);
+  Vec accept(200);
+  Mat draws(200, 2);
+  for (std::size_t i = 0; i < 200; ++i) {
+    accept[static_cast<Eigen::Index>(i)] = rng.uniform();
+    draws.row(static_cast<Eigen::Index>(i)) << rng.normal(), rng.normal();
+    adapter.observe(i, accept[static_cast<Eigen::Index>(i)],
+                    draws.row(static_cast<Eigen::Index>(i)).transpose());
+  }
+  EXPECT_EQ(adapter.metric_updates(), 0);
+  EXPECT_EQ(adapter.tuning().metric, initial.metric);
+  const Tuning replayed = replay_adaptation({0.44, false}, initial, 200, accept, draws);
+  EXPECT_EQ(replayed.step, adapter.tuning().step);
+  EXPECT_THROW(replay_adaptation({0.44, false}, initial, 199, accept, draws), DataError);
+}
+
+// A saved adapter restored into a fresh one continues identically.
+TEST(WarmupAdapter, StateRoundTrip) {
+  const Tuning initial{1.0, Vec::Ones(2)};
+  WarmupAdapter a({0.8, true}, initial, 300), b({0.8, true}, initial, 300);
+  Rng rng = make_rng(7, 0);
+  std::vector<Vec> xs;
+  std::vector<double> alphas;
+  for (int i = 0; i < 300; ++i) {
+    xs.push_back((Vec(2) << rng.normal(), 3 * rng.normal()).finished());
+    alphas.push_back(rng.uniform());
+  }
+  for (std::size_t i = 0; i < 120; ++i) a.observe(i, alphas[i], xs[i]);
+  b.load_state(nlohmann::json::parse(a.save_state().dump()));
+  for (std::size_t i = 120; i < 300; ++i) {
+    a.observe(i, alphas[i], xs[i]);
+    b.observe(i, alphas[i], xs[i]);
+  }
+  EXPECT_EQ(a.tuning().step, b.tuning().step);
+  EXPECT_EQ(a.tuning().metric, b.tuning().metric);
+  nlohmann::json bad = a.save_state();
+  bad["updates"] = 99;
+  EXPECT_THROW(b.load_state(bad), DataError);
+}
+
+TEST(Tuning, RandomWalkTargets) {
+  EXPECT_EQ(random_walk_target_accept(1), 0.44);
+  EXPECT_EQ(random_walk_target_accept(5), 0.234);
+  EXPECT_EQ(random_walk_target_accept(50), 0.234);
+  EXPECT_GT(random_walk_target_accept(2), random_walk_target_accept(3));
+  EXPECT_EQ(tuned_scale({2.0, Vec::Constant(2, 4.0)}, 2, "t"), Vec::Constant(2, 4.0));
+  EXPECT_THROW(tuned_scale({2.0, Vec::Constant(2, 0.0)}, 2, "t"), SoftwareError);
+}
+
+}  // namespace
+}  // namespace dpmcmc
