@@ -6,7 +6,7 @@ SAN_BUILD ?= build-sanitize
 JOBS ?= $(shell nproc)
 OUT ?= out/run
 
-.PHONY: all deps configure build run test test-long test-sanitize bench format clean
+.PHONY: all deps configure build run test test-long test-sanitize bench bench-rstan format clean
 
 all: build
 
@@ -40,6 +40,12 @@ test-sanitize: deps
 
 bench: build
 	@for b in $(BUILD)/bench_*; do echo "== $$b"; $$b; done
+
+# NUTS against rstan (Debian's r-cran-rstan) on three presets with the same data: a benchmark,
+# not a test (docs/benchmarks.md). About 10 minutes, most of it compiling the Stan models.
+bench-rstan: build
+	@bash scripts/install-deps.sh r-base-dev r-cran-rstan
+	bash bench/rstan/compare.sh $(BUILD) out/bench-rstan
 
 format:
 	@clang-format -i $$(git ls-files '*.cpp' '*.hpp')

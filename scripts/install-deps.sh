@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages dpmcmc needs, only those missing (idempotent).
+# Installs the Debian packages dpmcmc needs, only those missing (idempotent). Extra packages
+# given as arguments are installed too (make bench-rstan: r-base-dev r-cran-rstan).
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libeigen3-dev libboost-dev libfftw3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libsodium-dev libtbb-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev clang-format
   dataset-fashion-mnist gnuplot-nox
+  "$@"
 )
 missing=()
 for p in "${packages[@]}"; do

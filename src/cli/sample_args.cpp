@@ -36,6 +36,14 @@ SampleSpec to_spec(const SampleArgs& a) {
   spec.run.thin = a.thin;
   spec.run.save_warmup = a.save_warmup;
   spec.run.adapt = a.adapt;
+  if (a.target_accept) {
+    if (!(*a.target_accept > 0.0 && *a.target_accept < 1.0)) {
+      throw UsageError(
+          fmt::format("--target-accept: expected a number in (0, 1), got {}", *a.target_accept));
+    }
+    if (!a.adapt) throw UsageError("--target-accept: has no effect with --adapt false");
+    spec.run.target_accept = a.target_accept;
+  }
   if (a.quiet) spec.run.progress = ProgressMode::never;
   spec.reference_draws = a.reference_draws;
   spec.out_dir = a.out.empty() ? std::filesystem::path("out") / (a.model + "-" + a.sampler)
@@ -144,6 +152,10 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
                  "(free for private samplers); false: the hand-set values throughout (the "
                  "papers' runs). `dpmcmc samplers` says which samplers adapt")
       ->capture_default_str();
+  cmd.add_option("--target-accept", a.target_accept,
+                 "With --adapt true: the acceptance rate the step size adapts to, in (0, 1) "
+                 "(Stan's adapt_delta; default: the sampler's, see `dpmcmc samplers`). Closer to "
+                 "1 means smaller steps: try 0.95 when warnings report divergences or R-hat");
   cmd.add_option("--out", a.out, "Output directory (default: out/MODEL-SAMPLER)");
   cmd.add_option("--init", a.init, "Starting point for every chain (comma-separated)")
       ->delimiter(',');

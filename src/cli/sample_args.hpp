@@ -25,6 +25,7 @@ struct SampleArgs {
   std::size_t iter = 1000, warmup = 1000, thin = 1, reference_draws = 1000;
   bool save_warmup = false, quiet = false;
   bool adapt = true;
+  std::optional<double> target_accept;
   std::vector<double> init, init_centre;
   std::optional<double> init_spread;
   SamplerOptionValues sampler_options;

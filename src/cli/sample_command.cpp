@@ -71,8 +71,11 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
     fmt::print("{}chain {}: {:.2f} s\n", curator, ch.chain + 1, ch.wall_seconds);
   }
   if (out.mmd) {
-    fmt::print("{}MMD to {} exact posterior draws: {:.4g} (bandwidth {:.3g})\n", curator,
-               spec.reference_draws, out.mmd->mmd, out.mmd->bandwidth);
+    fmt::print(
+        "{}MMD to {} exact posterior draws: {:.4g} (bandwidth {:.3g}; as many exact draws: "
+        "{:.4g})\n",
+        curator, spec.reference_draws, out.mmd->mmd, out.mmd->bandwidth,
+        out.mmd_baseline.value_or(std::nan("")));
   }
   if (out.mean_error)
     fmt::print("{}distance of the sample mean from the posterior mean: {:.4g}\n", curator,

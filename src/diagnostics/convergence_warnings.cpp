@@ -15,10 +15,10 @@ constexpr double kEssPerChain = 100.0;
 constexpr double kAcceptLow = 0.05;
 constexpr double kAcceptHigh = 0.95;
 
-std::string longer(bool private_run) {
-  return private_run ? "a larger --epsilon (more iterations), a larger n, or a better-tuned "
-                       "proposal"
-                     : "more iterations (--iter, --warmup) or a better-tuned proposal";
+std::string longer(bool private_run, const std::string& budget) {
+  if (!private_run) return "more iterations (--iter, --warmup) or a better-tuned proposal";
+  const std::string why = budget.empty() ? "" : budget + ", too few for this posterior: ";
+  return why + "a larger --epsilon (more iterations), a larger n, or a better-tuned proposal";
 }
 
 }  // namespace
@@ -26,9 +26,10 @@ std::string longer(bool private_run) {
 std::vector<ConvergenceWarning> convergence_warnings(const Summary& summary,
                                                      std::span<const std::string> parameters,
                                                      std::span<const double> acceptance_rates,
-                                                     AcceptanceCheck acceptance, bool private_run) {
+                                                     AcceptanceCheck acceptance, bool private_run,
+                                                     const std::string& budget) {
   std::vector<ConvergenceWarning> out;
-  const std::string run_longer = longer(private_run);
+  const std::string run_longer = longer(private_run, budget);
   const double ess_min = kEssPerChain * static_cast<double>(summary.chains);
   for (const auto& p : summary.parameters) {
     if (std::find(parameters.begin(), parameters.end(), p.name) == parameters.end()) continue;
@@ -46,6 +47,19 @@ std::vector<ConvergenceWarning> convergence_warnings(const Summary& summary,
            fmt::format("{} {:.0f} < {:.0f} (100 per chain)",
                        std::string(check) == "ess_bulk" ? "bulk-ESS" : "tail-ESS", ess, ess_min),
            run_longer});
+    }
+  }
+  for (const auto& p : summary.parameters) {
+    if (p.name != "divergent__") continue;
+    // divergent__ is 0 or 1: its mean times the draws is the count.
+    const double total = static_cast<double>(summary.chains * summary.draws_per_chain);
+    const double count = std::round(p.mean * total);
+    if (count > 0) {
+      out.push_back(
+          {"divergent", "sampler", count, 0.0,
+           fmt::format("{:.0f} of {:.0f} transitions after warmup divergent", count, total),
+           private_run ? "a smaller --step-size"
+                       : "a higher --target-accept (e.g. 0.95: smaller steps)"});
     }
   }
   if (acceptance == AcceptanceCheck::none) return out;

@@ -6,7 +6,10 @@
 //     reports (the same paper recommends ≥ 100 per chain, e.g. 400 for four chains);
 //   acceptance < 5 %: almost every proposal is rejected (for a private test: the noise dominates);
 //   acceptance > 95 % for a random-walk proposal: its steps are too small to explore (Roberts,
-//     Gelman and Gilks 1997: ≈ 23 % is optimal in high dimension, 44 % in one).
+//     Gelman and Gilks 1997: ≈ 23 % is optimal in high dimension, 44 % in one);
+//   any divergent transition after warmup (a divergent__ column, HMC and NUTS): the integrator
+//     could not follow the posterior's curvature somewhere, and the draws may be biased there
+//     (Betancourt 2017, Section 6.2; Stan warns at one).
 // Only the model's parameters are checked, not the sampler's columns.
 #pragma once
 
@@ -27,7 +30,7 @@ enum class AcceptanceCheck {
 };
 
 struct ConvergenceWarning {
-  std::string check;    // "rhat", "ess_bulk", "ess_tail", "acceptance"
+  std::string check;    // "rhat", "ess_bulk", "ess_tail", "acceptance", "divergent"
   std::string subject;  // a parameter name, or "chain K"
   double value = 0.0;   // NaN for an undefined R̂
   double threshold = 0.0;
@@ -37,11 +40,14 @@ struct ConvergenceWarning {
 
 // The warnings of a run: `summary` over its kept draws (empty parameters: nothing to check),
 // `parameters` the model's parameter names, acceptance_rates[c] chain c's sampling-phase rate
-// (NaN: none). `private_run` adds the advice only a private run needs (its length comes from ε).
+// (NaN: none). `private_run` adds the advice only a private run needs (its length comes from ε);
+// `budget`, when given, says what its budget bought (e.g. "epsilon = 4 allows 1500 iterations
+// per chain, 750 of them warmup"), so that the advice says plainly why the chains fall short.
 std::vector<ConvergenceWarning> convergence_warnings(const Summary& summary,
                                                      std::span<const std::string> parameters,
                                                      std::span<const double> acceptance_rates,
-                                                     AcceptanceCheck acceptance, bool private_run);
+                                                     AcceptanceCheck acceptance, bool private_run,
+                                                     const std::string& budget = "");
 
 // [{"check": …, "subject": …, "value": … (null when undefined), "threshold": …, "problem": …,
 //   "advice": …}].

@@ -82,6 +82,7 @@ SampleSpec cell_sample_spec(const ExperimentSpec& spec, const ExperimentCell& c,
   s.run.warmup = c.sampler.warmup.value_or(spec.warmup);
   s.run.samples = c.sampler.samples.value_or(spec.samples);
   s.run.threads = 1;
+  s.run.adapt = c.sampler.adapt;
   s.run.progress = ProgressMode::never;
   s.run.stop = stop;
   if (spec.init.kind == InitRule::Kind::point) {

@@ -96,6 +96,7 @@ std::string cell_hash(const ExperimentSpec& spec, const SamplerChoice& sampler) 
     h.erase(k);
   h["format"] = "dpmcmc-experiment-1";
   h["sampler"] = {{"name", sampler.sampler}, {"overrides", sampler.overrides}};
+  if (sampler.adapt) h["sampler"]["adapt"] = true;  // absent when off: older hashes stay valid
   if (sampler.warmup || sampler.samples) {
     h["sampler"]["iterations"] = {{"warmup", sampler.warmup.value_or(spec.warmup)},
                                   {"samples", sampler.samples.value_or(spec.samples)}};

@@ -305,8 +305,13 @@ std::vector<SamplerChoice> parse_samplers(const json& doc, const Reader& r, Expe
                                fmt::join(models, ", ")));
         }
       }
+      if (body.contains("adapt")) {
+        if (!body.at("adapt").is_boolean()) r.fail(pkey + ".adapt", "expected true or false");
+        c.adapt = body.at("adapt").get<bool>();
+      }
       for (const auto& [k, v] : body.items()) {
-        if (k != "sampler" && k != "iterations" && k != "models") c.overrides[k] = v;
+        if (k != "sampler" && k != "iterations" && k != "models" && k != "adapt")
+          c.overrides[k] = v;
       }
     }
     const bool accepted = kind == ExperimentKind::account
@@ -525,6 +530,7 @@ json resolved_spec(const ExperimentSpec& spec) {
   for (const auto& c : spec.samplers) {
     samplers.push_back({{"label", c.label}, {"sampler", c.sampler}, {"overrides", c.overrides}});
     if (!c.models.empty()) samplers.back()["models"] = c.models;
+    if (c.adapt) samplers.back()["adapt"] = true;
     if (c.warmup || c.samples) {
       samplers.back()["iterations"] = {{"warmup", c.warmup.value_or(spec.warmup)},
                                        {"samples", c.samples.value_or(spec.samples)}};

@@ -40,6 +40,9 @@ struct SamplerChoice {
   // models, e.g. a sampler whose published hyperparameters exist for some models only); empty:
   // every model. A grid coordinate, not a setting: it is not part of the cell hash.
   std::vector<std::string> models;
+  // Warmup adaptation ("params": {LABEL: {"adapt": true}}); off by default, so that the specs
+  // reproduce the papers' hand-tuned runs. Part of the cell hash only when on.
+  bool adapt = false;
   bool runs_on(const std::string& model) const;
 };
 

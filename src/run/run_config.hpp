@@ -56,6 +56,10 @@ struct RunConfig {
   // during warmup (samplers/warmup_adapter.hpp); the tuning at the end of warmup is kept for
   // sampling. Off: every kernel runs with its configured tuning throughout (the papers' runs).
   bool adapt = false;
+  // The acceptance rate the step size adapts to, for every chain (Stan's adapt_delta); unset: the
+  // kernel's own (AdaptationTarget::accept). Raising it towards 1 gives smaller steps, for
+  // posteriors whose curvature varies (a banana's arms need smaller steps than its body).
+  std::optional<double> target_accept;
   // Keep every thin-th transition (the first of each block, Stan's convention), in both phases.
   std::size_t thin = 1;
   // Pass warmup rows to the sinks and keep them in ChainResult::warmup_draws.

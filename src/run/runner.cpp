@@ -82,6 +82,10 @@ void validate(const RunConfig& config) {
     throw ConfigError(fmt::format("first chain id: got {}, expected >= 0", config.first_chain));
   }
   if (config.thin < 1) throw ConfigError("thin: got 0, expected at least 1");
+  if (config.target_accept && !(*config.target_accept > 0.0 && *config.target_accept < 1.0)) {
+    throw ConfigError(fmt::format("target acceptance: got {}, expected a number in (0, 1)",
+                                  *config.target_accept));
+  }
   if (config.threads < 0) {
     throw ConfigError(
         fmt::format("threads: got {}, expected >= 1 (or 0 for all cores)", config.threads));
@@ -114,7 +118,8 @@ class ChainLoop {
         config.save_warmup ? static_cast<Eigen::Index>(kept_rows(job.plan.warmup, config.thin)) : 0,
         ncols);
     r_.draws.resize(static_cast<Eigen::Index>(kept_rows(job.plan.samples, config.thin)), ncols);
-    if (const auto target = kernel_.adaptation(); config.adapt && target) {
+    if (auto target = kernel_.adaptation(); config.adapt && target) {
+      if (config.target_accept) target->accept = *config.target_accept;
       adapter_.emplace(*target, kernel_.tuning(), job.plan.warmup);
     }
   }

@@ -39,6 +39,14 @@ json against_exact_draws(const SampleSpec& spec, const Model& model, const Datas
   accuracy["mmd"] = json_number(out.mmd->mmd);
   accuracy["mmd2_unbiased"] = json_number(out.mmd->mmd2);
   accuracy["mmd_bandwidth"] = json_number(out.mmd->bandwidth);
+  // The level of a perfect sampler: as many independent exact draws as the sampler's, against
+  // the same reference with the same bandwidth (their own stream, so that the reference and
+  // sym_kl's draws stay as they were). An MMD within a small multiple of it is at the noise floor.
+  Rng baseline_rng = make_rng(data_seed, 1, Stream::exact);
+  const Mat exact_sample =
+      model.sample_posterior(data, static_cast<std::size_t>(mmd_draws.rows()), baseline_rng);
+  out.mmd_baseline = mmd(exact_sample, reference, mmd_rng, MmdOptions{50, out.mmd->bandwidth}).mmd;
+  accuracy["mmd_exact_baseline"] = json_number(*out.mmd_baseline);
   accuracy["mean_error"] = json_number(*out.mean_error);
   accuracy["cov_error"] = json_number(cov_error(pooled, reference));
   // DP-Fast MH's metric (003 Section 6.1), defined for two parameters: all kept draws against

@@ -180,6 +180,8 @@ json run_section(const SampleSpec& spec, const RunConfig& run, int threads, cons
           {"samples", run.samples},
           {"thin", run.thin},
           {"adapt", run.adapt},
+          // null: each sampler's own target (`dpmcmc samplers`).
+          {"target_accept", run.target_accept ? json(*run.target_accept) : json(nullptr)},
           {"threads", threads},
           {"seed", run.seed},
           {"seed_source", spec.seed_given ? "user" : "os-entropy"},
@@ -261,8 +263,15 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
   // decisions: the warnings are published too.
   std::vector<double> rates;
   for (const auto& ch : out.run.chains) rates.push_back(ch.acceptance_rate());
+  // What the budget bought (public: the plan is a function of ε, δ, n and the hyperparameters).
+  std::string budget;
+  if (private_run && spec.epsilon && !run.per_chain.empty()) {
+    const ChainPlan& plan = run.per_chain.front();
+    budget = fmt::format("epsilon = {:g} allows {} iterations per chain ({} warmup)", *spec.epsilon,
+                         plan.warmup + plan.samples, plan.warmup);
+  }
   out.warnings = convergence_warnings(out.summary, job.model.param_names(), rates,
-                                      find_sampler(spec.sampler)->acceptance, private_run);
+                                      find_sampler(spec.sampler)->acceptance, private_run, budget);
   out.report["warnings"] = warnings_json(out.warnings);
   if (private_run) {
     // The boundary (docs/architecture.md): accuracy against the exact posterior, timings and

@@ -82,8 +82,9 @@ struct SampleOutcome {
   // a private run's curator-only columns are summarised in curator_summary.
   Summary summary;
   Summary curator_summary;
-  std::optional<MmdResult> mmd;      // against exact draws, when the model has them
-  std::optional<double> mean_error;  // against the exact (or known) posterior mean
+  std::optional<MmdResult> mmd;        // against exact draws, when the model has them
+  std::optional<double> mmd_baseline;  // the MMD of as many exact draws (the noise floor)
+  std::optional<double> mean_error;    // against the exact (or known) posterior mean
   // Symmetric KL between 100 × 100 histograms of the kept draws and of the exact draws over the
   // box covering both (diagnostics/histogram_kl.hpp; 003_d4664856a36907c9.txt Section 6.1):
   // two-parameter models with exact posterior draws only.

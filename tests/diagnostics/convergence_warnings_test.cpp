@@ -50,6 +50,11 @@ TEST(ConvergenceWarnings, ThresholdsAreRhat1_01AndEss100PerChain) {
   // A private run's advice is about its budget, not --iter.
   EXPECT_NE(w[0].advice.find("--epsilon"), std::string::npos);
   EXPECT_EQ(w[0].advice.find("--iter"), std::string::npos);
+  // With what the budget bought, the advice says so first.
+  const auto why = convergence_warnings(bad, kTheta, {}, AcceptanceCheck::none, true,
+                                        "epsilon = 4 allows 700 iterations per chain (350 warmup)");
+  EXPECT_EQ(why[0].advice.rfind("epsilon = 4 allows 700 iterations", 0), 0u) << why[0].advice;
+  EXPECT_NE(why[0].advice.find("too few for this posterior"), std::string::npos);
 }
 
 TEST(ConvergenceWarnings, AcceptanceChecksFollowTheSamplerKind) {
@@ -66,6 +71,23 @@ TEST(ConvergenceWarnings, AcceptanceChecksFollowTheSamplerKind) {
   // A chain without sampling iterations (NaN rate) is not judged.
   const std::vector<double> none = {std::nan("")};
   EXPECT_TRUE(convergence_warnings(ok, kTheta, none, AcceptanceCheck::random_walk, false).empty());
+}
+
+// One divergent transition among 4000 is a warning (divergent__'s mean times the draws), none is
+// not; the advice is the target acceptance.
+TEST(ConvergenceWarnings, AnyDivergentTransitionWarns) {
+  ParameterSummary divergent = param("divergent__", 1.0, 1000, 1000);
+  divergent.mean = 0.0;
+  const Summary none = four_chains({param("theta.1", 1.0, 1000, 1000), divergent});
+  EXPECT_TRUE(convergence_warnings(none, kTheta, {}, AcceptanceCheck::low_only, false).empty());
+  divergent.mean = 1.0 / 4000.0;
+  const Summary one = four_chains({param("theta.1", 1.0, 1000, 1000), divergent});
+  const auto w = convergence_warnings(one, kTheta, {}, AcceptanceCheck::low_only, false);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].check, "divergent");
+  EXPECT_EQ(w[0].value, 1.0);
+  EXPECT_NE(w[0].problem.find("1 of 4000"), std::string::npos) << w[0].problem;
+  EXPECT_NE(w[0].advice.find("--target-accept"), std::string::npos);
 }
 
 TEST(ConvergenceWarnings, TextGroupsProblemsBySubjectAndGivesEachAdviceOnce) {

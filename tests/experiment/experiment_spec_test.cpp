@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "experiment/experiment_runner.hpp"
 #include "experiment/experiment_spec.hpp"
 
 namespace dpmcmc {
@@ -316,6 +317,31 @@ TEST(ExperimentSpec, LabelModels) {
 TEST(ExperimentSpec, ProfileNameAndMissingFile) {
   EXPECT_THROW(parse_experiment_spec(good_spec(), "tiny.json", "medium"), UsageError);
   EXPECT_THROW(load_experiment_spec("/nonexistent/spec.json", "full"), NoInputError);
+}
+
+}  // namespace
+}  // namespace dpmcmc
+
+namespace dpmcmc {
+namespace {
+
+// "adapt": true on a label turns warmup adaptation on for its cells and changes their hash; a
+// label without it (or with false) keeps the hash it had before the key existed.
+TEST(ExperimentSpec, AdaptIsPerLabelAndHashedOnlyWhenOn) {
+  nlohmann::json d = good_spec();
+  const auto before = parse_experiment_spec(d, "tiny.json", "full");
+  d["params"]["strong"]["adapt"] = true;
+  d["params"]["rwmh"]["adapt"] = false;
+  const auto after = parse_experiment_spec(d, "tiny.json", "full");
+  ASSERT_EQ(after.samplers.size(), 3u);
+  EXPECT_FALSE(after.samplers[0].adapt);
+  EXPECT_FALSE(after.samplers[1].adapt);
+  EXPECT_TRUE(after.samplers[2].adapt);
+  EXPECT_FALSE(after.samplers[2].overrides.contains("adapt"));  // not a hyperparameter
+  EXPECT_EQ(cell_hash(after, after.samplers[1]), cell_hash(before, before.samplers[1]));
+  EXPECT_NE(cell_hash(after, after.samplers[2]), cell_hash(before, before.samplers[2]));
+  d["params"]["strong"]["adapt"] = "yes";
+  EXPECT_THROW(parse_experiment_spec(d, "tiny.json", "full"), ConfigError);
 }
 
 }  // namespace

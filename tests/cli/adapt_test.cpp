@@ -1,0 +1,81 @@
+// Warmup adaptation through the command line (issue #25): on by default, its tuning in the report
+// and in the step column; --adapt false keeps the preset's values; --target-accept is checked.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_runner.hpp"
+
+namespace dpmcmc::test {
+namespace {
+
+using nlohmann::json;
+
+// The stepsize__ of the first sampling row of chain 1.
+double first_step(const std::filesystem::path& out) {
+  std::istringstream in(slurp(out / "chain-1.csv"));
+  std::string line, header;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header.empty()) {
+      header = line;
+      continue;
+    }
+    break;
+  }
+  std::size_t column = 0, at = 0;
+  for (std::size_t pos = 0; header.compare(pos, 11, "stepsize__,") != 0; ++column) {
+    pos = header.find(',', pos) + 1;
+  }
+  for (std::size_t c = 0; c < column; ++c) at = line.find(',', at) + 1;
+  return std::stod(line.substr(at));
+}
+
+TEST(CliAdapt, NutsAdaptsByDefaultAndKeepsThePresetStepWithout) {
+  const auto dir = scratch_dir("adapt");
+  const std::string base =
+      "sample --model gauss-box-2d --sampler nuts --chains 2 --iter 200 --warmup 300 --seed 4 "
+      "--quiet --out ";
+  auto r = run_cli(base + (dir / "on").string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json on = json::parse(slurp(dir / "on" / "report.json"));
+  EXPECT_EQ(on["run"]["adapt"], true);
+  EXPECT_TRUE(on["run"]["target_accept"].is_null());
+  for (const auto& chain : on["chains"]) {
+    ASSERT_TRUE(chain.contains("adaptation")) << chain.dump();
+    EXPECT_GT(chain["adaptation"]["step"].get<double>(), 0.0);
+    EXPECT_EQ(chain["adaptation"]["metric"].size(), 2u);
+  }
+  EXPECT_EQ(first_step(dir / "on"), on["chains"][0]["adaptation"]["step"].get<double>());
+
+  r = run_cli(base + (dir / "off").string() + " --adapt false", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json off = json::parse(slurp(dir / "off" / "report.json"));
+  EXPECT_EQ(off["run"]["adapt"], false);
+  EXPECT_FALSE(off["chains"][0].contains("adaptation"));
+  EXPECT_EQ(first_step(dir / "off"), 0.004);  // the preset's hmc step (`dpmcmc models`)
+
+  r = run_cli(base + (dir / "high").string() + " --target-accept 0.95", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json high = json::parse(slurp(dir / "high" / "report.json"));
+  EXPECT_EQ(high["run"]["target_accept"], 0.95);
+  // A higher target means a smaller step (for one chain not a theorem, but 0.95 against 0.8
+  // shrinks the step far more than its run-to-run variation).
+  EXPECT_LT(high["chains"][0]["adaptation"]["step"].get<double>(),
+            on["chains"][0]["adaptation"]["step"].get<double>());
+}
+
+TEST(CliAdapt, TargetAcceptIsChecked) {
+  const auto dir = scratch_dir("adapt-bad");
+  for (const std::string bad : {"--target-accept 1", "--target-accept 0", "--target-accept 1.5",
+                                "--target-accept 0.9 --adapt false"}) {
+    const auto r =
+        run_cli("sample --seed 1 --n 100 --quiet " + bad + " --out " + dir.string(), dir);
+    EXPECT_EQ(r.exit_code, 64) << bad;
+    EXPECT_NE(r.err.find("--target-accept"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace dpmcmc::test
