@@ -4,6 +4,8 @@
 # sampling, summed over chains; compilation excluded).
 # Usage: Rscript run_stan.R MODEL.stan DATA.csv PRESET SEED OUT.csv
 suppressMessages(library(rstan))
+# Debian's r-cran-bh is an empty shell over libboost-dev: point rstan at the system headers.
+if (!nzchar(system.file("include", package = "BH"))) rstan_options(boost_lib = "/usr/include")
 args <- commandArgs(trailingOnly = TRUE)
 model_file <- args[1]; data_file <- args[2]; preset <- args[3]; seed <- as.integer(args[4])
 out_file <- args[5]

@@ -36,6 +36,19 @@ SampleSpec to_spec(const SampleArgs& a) {
   spec.run.thin = a.thin;
   spec.run.save_warmup = a.save_warmup;
   spec.run.adapt = a.adapt;
+  if (a.metric != "diag" && a.metric != "dense") {
+    throw UsageError(fmt::format("--metric: expected diag or dense, got '{}'", a.metric));
+  }
+  if (a.metric == "dense" && !a.adapt) {
+    throw UsageError("--metric dense: the metric is adapted; it needs --adapt true");
+  }
+  if (a.metric == "dense" && a.sampler != "nuts" && a.sampler != "hmc" && a.sampler != "rwmh") {
+    throw UsageError(
+        fmt::format("--metric dense: sampler '{}' has a diagonal metric only (dense: "
+                    "nuts, hmc, rwmh)",
+                    a.sampler));
+  }
+  spec.run.dense_metric = a.metric == "dense";
   if (a.target_accept) {
     if (!(*a.target_accept > 0.0 && *a.target_accept < 1.0)) {
       throw UsageError(
@@ -151,6 +164,11 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
                  "during warmup, as Stan does, from the draws and acceptance statistics only "
                  "(free for private samplers); false: the hand-set values throughout (the "
                  "papers' runs). `dpmcmc samplers` says which samplers adapt")
+      ->capture_default_str();
+  cmd.add_option("--metric", a.metric,
+                 "With --adapt true: diag (default) adapts one scale per parameter; dense adapts "
+                 "the warmup draws' covariance, for strongly correlated posteriors (nuts, hmc, "
+                 "rwmh only; d x d per step, so for moderate d)")
       ->capture_default_str();
   cmd.add_option("--target-accept", a.target_accept,
                  "With --adapt true: the acceptance rate the step size adapts to, in (0, 1) "

@@ -26,6 +26,7 @@ struct SampleArgs {
   bool save_warmup = false, quiet = false;
   bool adapt = true;
   std::optional<double> target_accept;
+  std::string metric = "diag";
   std::vector<double> init, init_centre;
   std::optional<double> init_spread;
   SamplerOptionValues sampler_options;

@@ -77,6 +77,7 @@ json run_identity(const std::string& preset, const std::string& sampler, const j
           {"thin", run.thin},
           {"save_warmup", run.save_warmup},
           {"adapt", run.adapt},
+          {"dense_metric", run.dense_metric},
           {"target_accept", run.target_accept ? json(*run.target_accept) : json(nullptr)},
           {"data_hash", content_hash(data)},
           {"key_check", key != nullptr ? json(key->check_value()) : json(nullptr)}};

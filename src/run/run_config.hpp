@@ -60,6 +60,10 @@ struct RunConfig {
   // kernel's own (AdaptationTarget::accept). Raising it towards 1 gives smaller steps, for
   // posteriors whose curvature varies (a banana's arms need smaller steps than its body).
   std::optional<double> target_accept;
+  // Adapt a dense metric (the warmup draws' covariance) instead of a diagonal one; only for the
+  // kernels that can use one (AdaptationTarget::dense_capable: NUTS, HMC, RWMH), else the chain
+  // fails with a ConfigError.
+  bool dense_metric = false;
   // Keep every thin-th transition (the first of each block, Stan's convention), in both phases.
   std::size_t thin = 1;
   // Pass warmup rows to the sinks and keep them in ChainResult::warmup_draws.

@@ -120,7 +120,7 @@ class ChainLoop {
     r_.draws.resize(static_cast<Eigen::Index>(kept_rows(job.plan.samples, config.thin)), ncols);
     if (auto target = kernel_.adaptation(); config.adapt && target) {
       if (config.target_accept) target->accept = *config.target_accept;
-      adapter_.emplace(*target, kernel_.tuning(), job.plan.warmup);
+      adapter_.emplace(*target, kernel_.tuning(), job.plan.warmup, config.dense_metric);
     }
   }
 

@@ -165,6 +165,12 @@ ChainEntries chain_entries(const SampleSpec& spec, const RunResult& result,
     if (ch.tuning) {
       e.chains.back()["adaptation"] = {{"step", json_number(ch.tuning->step)},
                                        {"metric", json_array(ch.tuning->metric)}};
+      if (ch.tuning->dense.size() != 0) {
+        json rows = json::array();
+        for (Eigen::Index i = 0; i < ch.tuning->dense.rows(); ++i)
+          rows.push_back(json_array(Vec(ch.tuning->dense.row(i).transpose())));
+        e.chains.back()["adaptation"]["dense_metric"] = rows;
+      }
     }
     e.times.push_back({{"chain", ch.chain + 1}, {"wall_seconds", ch.wall_seconds}});
   }
@@ -180,6 +186,7 @@ json run_section(const SampleSpec& spec, const RunConfig& run, int threads, cons
           {"samples", run.samples},
           {"thin", run.thin},
           {"adapt", run.adapt},
+          {"metric", run.dense_metric ? "dense" : "diag"},
           // null: each sampler's own target (`dpmcmc samplers`).
           {"target_accept", run.target_accept ? json(*run.target_accept) : json(nullptr)},
           {"threads", threads},

@@ -46,17 +46,15 @@ HmcKernel::HmcKernel(int dim, GradientFn gradient, HmcConfig config, AcceptRule 
                                   config_.divergence_threshold));
   }
   config_.mass = broadcast_positive(config_.mass, dim_, "hmc mass matrix diagonal");
-  inv_mass_ = config_.mass.cwiseInverse();
-  sqrt_mass_ = config_.mass.cwiseSqrt();
+  metric_ = Metric::from_mass(config_.mass);
   theta_ = grad_ = p_ = theta_new_ = p_new_ = grad_new_ = Vec::Zero(dim_);
 }
 
 void HmcKernel::set_tuning(const Tuning& tuning) {
   tuned_scale(tuning, dim_, "hmc");  // checks it
+  metric_ = Metric::from_tuning(tuning);
   config_.step_size = tuning.step;
-  inv_mass_ = tuning.metric;
-  config_.mass = inv_mass_.cwiseInverse();
-  sqrt_mass_ = config_.mass.cwiseSqrt();
+  config_.mass = metric_.diagonal().cwiseInverse();
 }
 
 void HmcKernel::init(const Vec& theta0) {
@@ -85,14 +83,14 @@ TransitionInfo HmcKernel::transition(Rng& rng, std::span<double> extras) {
       jittered_step_size(config_.step_size, config_.jitter, halton_, iteration_, rng);
   ++iteration_;
 
-  draw_momentum(p_, sqrt_mass_, rng);
-  const double kinetic0 = kinetic_energy(p_, inv_mass_);
+  metric_.draw_momentum(p_, rng);
+  const double kinetic0 = metric_.kinetic(p_);
   theta_new_ = theta_;
   p_new_ = p_;
   grad_new_ = grad_;
   const LeapfrogResult lf =
-      leapfrog(theta_new_, p_new_, grad_new_, inv_mass_, step, config_.steps, gradient_);
-  const double kinetic1 = kinetic_energy(p_new_, inv_mass_);
+      metric_.leapfrog(theta_new_, p_new_, grad_new_, step, config_.steps, gradient_);
+  const double kinetic1 = metric_.kinetic(p_new_);
   const double lp_new = density_known_ ? lf.log_density : std::numeric_limits<double>::quiet_NaN();
 
   const double h0 = -lp_ + kinetic0;

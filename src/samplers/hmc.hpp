@@ -22,6 +22,7 @@
 #include "samplers/accept_rule.hpp"
 #include "samplers/halton.hpp"
 #include "samplers/kernel.hpp"
+#include "samplers/metric.hpp"
 
 namespace dpmcmc {
 
@@ -79,9 +80,11 @@ class HmcKernel final : public Kernel {
   void load_state(const nlohmann::json& state) override;
   // Target acceptance 0.8 (Stan's default); ε is the step size, m = M⁻¹ the inverse mass.
   std::optional<AdaptationTarget> adaptation() const override {
-    return AdaptationTarget{0.8, true};
+    return AdaptationTarget{0.8, true, false, true};
   }
-  Tuning tuning() const override { return {config_.step_size, inv_mass_}; }
+  Tuning tuning() const override {
+    return {config_.step_size, metric_.diagonal(), metric_.matrix()};
+  }
   void set_tuning(const Tuning& tuning) override;
 
   const HmcConfig& config() const { return config_; }
@@ -92,7 +95,7 @@ class HmcKernel final : public Kernel {
   HmcConfig config_;
   AcceptRule rule_;
   bool density_known_;
-  Vec inv_mass_, sqrt_mass_;
+  Metric metric_;
   // Current state and the scratch of the proposal (no allocation per transition).
   Vec theta_, grad_, p_, theta_new_, p_new_, grad_new_;
   double lp_ = 0.0;

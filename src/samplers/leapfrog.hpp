@@ -28,18 +28,16 @@ struct LeapfrogResult {
   bool finite = true;
 };
 
-// Integrates `steps` leapfrog steps of size `step` in place. On entry `grad` must hold g(θ) at the
-// entry `theta`; on exit it holds g at the exit position. `gradient(θ, grad)` writes g(θ) into
-// grad (already of the right size) and returns log π(θ) or NaN. inv_mass is the diagonal of M⁻¹.
-// No allocation inside.
-template <class Gradient>
-LeapfrogResult leapfrog(Vec& theta, Vec& p, Vec& grad, const Vec& inv_mass, double step, int steps,
-                        Gradient&& gradient) {
+// The scheme with any metric: drift(θ, p, η) performs θ ← θ + η M⁻¹p (samplers/metric.hpp
+// passes a dense M⁻¹). Otherwise as leapfrog() below.
+template <class Gradient, class Drift>
+LeapfrogResult leapfrog_with(Vec& theta, Vec& p, Vec& grad, double step, int steps,
+                             Gradient&& gradient, Drift&& drift) {
   LeapfrogResult result;
   const double half = 0.5 * step;
   for (int s = 0; s < steps; ++s) {
     p.noalias() += half * grad;
-    theta.array() += step * inv_mass.array() * p.array();
+    drift(theta, static_cast<const Vec&>(p), step);
     result.log_density = gradient(static_cast<const Vec&>(theta), grad);
     p.noalias() += half * grad;
     result.steps = s + 1;
@@ -49,6 +47,19 @@ LeapfrogResult leapfrog(Vec& theta, Vec& p, Vec& grad, const Vec& inv_mass, doub
     }
   }
   return result;
+}
+
+// Integrates `steps` leapfrog steps of size `step` in place. On entry `grad` must hold g(θ) at the
+// entry `theta`; on exit it holds g at the exit position. `gradient(θ, grad)` writes g(θ) into
+// grad (already of the right size) and returns log π(θ) or NaN. inv_mass is the diagonal of M⁻¹.
+// No allocation inside.
+template <class Gradient>
+LeapfrogResult leapfrog(Vec& theta, Vec& p, Vec& grad, const Vec& inv_mass, double step, int steps,
+                        Gradient&& gradient) {
+  return leapfrog_with(theta, p, grad, step, steps, gradient,
+                       [&inv_mass](Vec& th, const Vec& mom, double eta) {
+                         th.array() += eta * inv_mass.array() * mom.array();
+                       });
 }
 
 // K(p) = ½ Σ_j p_j² / m_j.

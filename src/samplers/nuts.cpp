@@ -31,17 +31,15 @@ NutsKernel::NutsKernel(int dim, GradientFn gradient, NutsConfig config)
                                   config_.divergence_threshold));
   }
   config_.mass = broadcast_positive(config_.mass, dim_, "nuts mass matrix diagonal");
-  inv_mass_ = config_.mass.cwiseInverse();
-  sqrt_mass_ = config_.mass.cwiseSqrt();
+  metric_ = Metric::from_mass(config_.mass);
   theta_ = grad_ = Vec::Zero(dim_);
 }
 
 void NutsKernel::set_tuning(const Tuning& tuning) {
   tuned_scale(tuning, dim_, "nuts");  // checks it
+  metric_ = Metric::from_tuning(tuning);
   config_.step_size = tuning.step;
-  inv_mass_ = tuning.metric;
-  config_.mass = inv_mass_.cwiseInverse();
-  sqrt_mass_ = config_.mass.cwiseSqrt();
+  config_.mass = metric_.diagonal().cwiseInverse();
 }
 
 void NutsKernel::init(const Vec& theta0) {
@@ -60,7 +58,7 @@ void NutsKernel::init(const Vec& theta0) {
 }
 
 double NutsKernel::hamiltonian(const Point& z) const {
-  const double h = -z.lp + kinetic_energy(z.p, inv_mass_);
+  const double h = -z.lp + metric_.kinetic(z.p);
   return std::isfinite(h) && z.theta.allFinite() && z.grad.allFinite()
              ? h
              : std::numeric_limits<double>::infinity();
@@ -85,7 +83,7 @@ bool NutsKernel::merge_ends(Subtree& first, const Subtree& second) const {
 bool NutsKernel::build(int depth, Point& edge, double step, double h0, Subtree& out, Totals& totals,
                        Rng& rng) {
   if (depth == 0) {
-    leapfrog(edge.theta, edge.p, edge.grad, inv_mass_, step, 1, [&](const Vec& theta, Vec& grad) {
+    metric_.leapfrog(edge.theta, edge.p, edge.grad, step, 1, [&](const Vec& theta, Vec& grad) {
       edge.lp = gradient_(theta, grad);
       return edge.lp;
     });
@@ -101,7 +99,8 @@ bool NutsKernel::build(int depth, Point& edge, double step, double h0, Subtree& 
     out.sample = edge;
     out.rho = edge.p;
     out.p_begin = out.p_end = edge.p;
-    out.sharp_begin = out.sharp_end = inv_mass_.cwiseProduct(edge.p);
+    metric_.velocity(edge.p, out.sharp_begin);
+    out.sharp_end = out.sharp_begin;
     return true;
   }
   if (!build(depth - 1, edge, step, h0, out, totals, rng)) return false;
@@ -121,13 +120,14 @@ TransitionInfo NutsKernel::transition(Rng& rng, std::span<double> extras) {
     throw SoftwareError(fmt::format("nuts: {} extra columns passed, 5 expected", extras.size()));
   }
   Point start{theta_, Vec::Zero(dim_), grad_, lp_};
-  draw_momentum(start.p, sqrt_mass_, rng);
+  metric_.draw_momentum(start.p, rng);
   const double h0 = hamiltonian(start);
 
   Subtree path;  // the whole trajectory: begin = its backward end, end = its forward end
   path.rho = start.p;
   path.p_begin = path.p_end = start.p;
-  path.sharp_begin = path.sharp_end = inv_mass_.cwiseProduct(start.p);
+  metric_.velocity(start.p, path.sharp_begin);
+  path.sharp_end = path.sharp_begin;
   path.log_weight = 0.0;
   path.sample = start;
   Point forward_edge = start, backward_edge = std::move(start);

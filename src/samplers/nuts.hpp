@@ -28,6 +28,7 @@
 #include "models/model.hpp"
 #include "samplers/hmc.hpp"
 #include "samplers/kernel.hpp"
+#include "samplers/metric.hpp"
 
 namespace dpmcmc {
 
@@ -53,11 +54,13 @@ class NutsKernel final : public Kernel {
   void init(const Vec& theta0) override;
   TransitionInfo transition(Rng& rng, std::span<double> extras) override;
   const Vec& position() const override { return theta_; }
-  // Target 0.8 (Stan's default); ε is the step size, m = M⁻¹ the inverse mass.
+  // Target 0.8 (Stan's default); ε is the step size, m = M⁻¹ the inverse mass (diagonal or dense).
   std::optional<AdaptationTarget> adaptation() const override {
-    return AdaptationTarget{0.8, true};
+    return AdaptationTarget{0.8, true, false, true};
   }
-  Tuning tuning() const override { return {config_.step_size, inv_mass_}; }
+  Tuning tuning() const override {
+    return {config_.step_size, metric_.diagonal(), metric_.matrix()};
+  }
   void set_tuning(const Tuning& tuning) override;
 
  private:
@@ -92,7 +95,7 @@ class NutsKernel final : public Kernel {
   int dim_;
   GradientFn gradient_;
   NutsConfig config_;
-  Vec inv_mass_, sqrt_mass_;
+  Metric metric_;
   Vec theta_, grad_;
   double lp_ = 0.0;
   bool initialised_ = false;

@@ -31,7 +31,9 @@ void PrivateMhKernel::set_scale(const Vec& scale, const std::string& what) {
 
 std::optional<AdaptationTarget> PrivateMhKernel::adaptation() const {
   const int moved = shape_.proposal == PenaltyProposal::full ? model_.dim() : 1;
-  return AdaptationTarget{random_walk_target_accept(moved), true, true};
+  AdaptationTarget target{random_walk_target_accept(moved), true, true};
+  target.restart_step = random_walk_restart_step(moved);
+  return target;
 }
 
 void PrivateMhKernel::set_tuning(const Tuning& tuning) {

@@ -1,6 +1,7 @@
 #include "samplers/rwmh.hpp"
 
 #include <fmt/format.h>
+#include <Eigen/Cholesky>
 #include <cmath>
 #include <limits>
 
@@ -36,17 +37,31 @@ void RwmhKernel::init(const Vec& theta0) {
 }
 
 std::optional<AdaptationTarget> RwmhKernel::adaptation() const {
-  return AdaptationTarget{random_walk_target_accept(dim_), true, true};
+  AdaptationTarget target{random_walk_target_accept(dim_), true, true, true};
+  target.restart_step = random_walk_restart_step(dim_);
+  return target;
 }
 
 void RwmhKernel::set_tuning(const Tuning& tuning) {
   scale_ = tuned_scale(tuning, dim_, "rwmh");
+  chol_.resize(0, 0);
+  if (tuning.dense.size() != 0) {
+    const Eigen::LLT<Mat> llt(tuning.dense);
+    if (tuning.dense.rows() != dim_ || tuning.dense.cols() != dim_ || llt.info() != Eigen::Success)
+      throw SoftwareError("rwmh: the dense metric is not positive definite of the dimension");
+    chol_ = tuning.step * Mat(llt.matrixL());
+  }
   tuning_ = tuning;
 }
 
 TransitionInfo RwmhKernel::transition(Rng& rng, std::span<double> /*extras*/) {
   if (!initialised_) throw SoftwareError("rwmh: transition() before init()");
-  for (int j = 0; j < dim_; ++j) proposal_[j] = theta_[j] + scale_[j] * rng.normal();
+  if (chol_.size() == 0) {
+    for (int j = 0; j < dim_; ++j) proposal_[j] = theta_[j] + scale_[j] * rng.normal();
+  } else {
+    for (int j = 0; j < dim_; ++j) proposal_[j] = rng.normal();
+    proposal_ = theta_ + chol_ * proposal_;
+  }
   TransitionInfo info;
   if (!proposal_.allFinite()) {  // an overflowing step: no rule may move there
     info.log_density = lp_;

@@ -46,7 +46,8 @@ class RwmhKernel final : public Kernel {
   nlohmann::json save_state() const override;
   void load_state(const nlohmann::json& state) override;
   // Target: the random-walk rate of random_walk_target_accept(dim); the metric adapts. The tuning
-  // starts at ε = 1, m = s² (the configured scale squared); the proposal sd is ε·√m.
+  // starts at ε = 1, m = s² (the configured scale squared); the proposal sd is ε·√m, or with a
+  // dense tuning the proposal is θ + ε·Lz, LLᵀ = Σ.
   std::optional<AdaptationTarget> adaptation() const override;
   Tuning tuning() const override { return tuning_; }
   void set_tuning(const Tuning& tuning) override;
@@ -59,6 +60,7 @@ class RwmhKernel final : public Kernel {
   AcceptRule rule_;
   Vec scale_;
   Tuning tuning_;
+  Mat chol_;  // a dense tuning: ε·L with LLᵀ = Σ (empty: the diagonal scale_)
   Vec theta_, proposal_;
   double lp_ = 0.0;
   bool initialised_ = false;

@@ -17,6 +17,10 @@ Vec tuned_scale(const Tuning& tuning, int dim, const char* kernel) {
   return tuning.step * tuning.metric.cwiseSqrt();
 }
 
+double random_walk_restart_step(int moved_dims) {
+  return 2.38 / std::sqrt(static_cast<double>(moved_dims < 1 ? 1 : moved_dims));
+}
+
 double random_walk_target_accept(int dim) {
   // 0.44 in one dimension and 0.234 from five on (Gelman, Roberts and Gilks 1996; Roberts and
   // Rosenthal 2001, Section 4, who note 0.234 is already close to optimal for d ≥ 5); linear in d

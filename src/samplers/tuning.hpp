@@ -4,23 +4,45 @@
 // private kernel they are functions of released values only (docs/decisions.md).
 #pragma once
 
+#include <utility>
+
 #include "core/types.hpp"
 
 namespace dpmcmc {
 
 struct Tuning {
+  Tuning() = default;
+  Tuning(double step_size, Vec diagonal, Mat dense_metric = Mat())
+      : step(step_size), metric(std::move(diagonal)), dense(std::move(dense_metric)) {}
+
   double step = 1.0;  // ε > 0
-  Vec metric;         // m, size dim, entries > 0
+  Vec metric;         // m, size dim, entries > 0 (with a dense metric: its diagonal)
+  // A dense metric Σ (dim × dim, symmetric positive definite), when adapted with one (random
+  // walks propose θ + ε·Lz, Σ = LLᵀ; HMC and NUTS use M⁻¹ = Σ); empty: diagonal.
+  Mat dense;
 };
 
 // How a kernel adapts.
 struct AdaptationTarget {
+  AdaptationTarget(double target = 0.8, bool adapt_metric = true, bool walk = false,
+                   bool dense_ok = false)
+      : accept(target), metric(adapt_metric), random_walk(walk), dense_capable(dense_ok) {}
+
   double accept = 0.8;  // the target of the acceptance statistic, in (0, 1)
   bool metric = true;   // also estimate the metric from the warmup draws
   // A random-walk proposal (θ + ε√m ⊙ z): dual averaging then shrinks towards the current step
   // rather than ten times it (dual_averaging.hpp).
   bool random_walk = false;
+  // The kernel can use a dense metric (RunConfig::dense_metric).
+  bool dense_capable = false;
+  // The step to restart from after a metric update, when the kernel knows a good one (0: the
+  // adapter's rule). A random walk whose metric is the posterior covariance has its optimum near
+  // ε = 2.38/√d for d moved dimensions (Roberts, Gelman and Gilks 1997).
+  double restart_step = 0.0;
 };
+
+// 2.38/√d, the random-walk restart step above.
+double random_walk_restart_step(int moved_dims);
 
 // The proposal sd ε·√m of a random walk with this tuning; SoftwareError unless ε and m are
 // finite and > 0 and m has size dim (the adapter never produces anything else).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Eigenvalues>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -9,19 +10,31 @@
 
 namespace dpmcmc {
 
-WindowVariance::WindowVariance(int dim) : mean_(Vec::Zero(dim)), m2_(Vec::Zero(dim)) {}
+WindowVariance::WindowVariance(int dim, bool covariance)
+    : mean_(Vec::Zero(dim)), m2_(Vec::Zero(dim)) {
+  if (covariance) comoment_ = Mat::Zero(dim, dim);
+}
 
 void WindowVariance::add(const Vec& x) {
   ++count_;
   const Vec delta = x - mean_;
   mean_ += delta / static_cast<double>(count_);
-  m2_ += delta.cwiseProduct(x - mean_);
+  const Vec after = x - mean_;
+  m2_ += delta.cwiseProduct(after);
+  if (comoment_.size() != 0) comoment_.noalias() += delta * after.transpose();
 }
 
 void WindowVariance::restart() {
   count_ = 0;
   mean_.setZero();
   m2_.setZero();
+  comoment_.setZero();
+}
+
+Mat WindowVariance::covariance() const {
+  if (count_ < 2 || comoment_.size() == 0) throw SoftwareError("window covariance unavailable");
+  const Mat c = comoment_ / static_cast<double>(count_ - 1);
+  return 0.5 * (c + c.transpose());  // exactly symmetric
 }
 
 Vec WindowVariance::variance() const {
@@ -30,7 +43,11 @@ Vec WindowVariance::variance() const {
 }
 
 nlohmann::json WindowVariance::save_state() const {
-  return {{"count", count_}, {"mean", state::of(mean_)}, {"m2", state::of(m2_)}};
+  nlohmann::json s = {{"count", count_}, {"mean", state::of(mean_)}, {"m2", state::of(m2_)}};
+  if (comoment_.size() != 0) {
+    s["comoment"] = state::of(Vec(Eigen::Map<const Vec>(comoment_.data(), comoment_.size())));
+  }
+  return s;
 }
 
 void WindowVariance::load_state(const nlohmann::json& s) {
@@ -40,18 +57,27 @@ void WindowVariance::load_state(const nlohmann::json& s) {
   if (!mean.allFinite() || !m2.allFinite() || (m2.array() < 0.0).any()) {
     throw DataError("metric window state: values not finite or negative");
   }
+  if (comoment_.size() != 0) {
+    const Vec c = state::to_vec(s, "comoment", comoment_.size());
+    if (!c.allFinite()) throw DataError("metric window state: values not finite");
+    comoment_ = Eigen::Map<const Mat>(c.data(), comoment_.rows(), comoment_.cols());
+  }
   count_ = count;
   mean_ = std::move(mean);
   m2_ = std::move(m2);
 }
 
 WarmupAdapter::WarmupAdapter(const AdaptationTarget& target, const Tuning& initial,
-                             std::size_t warmup)
+                             std::size_t warmup, bool dense)
     : target_(target),
       schedule_(warmup_schedule(warmup)),
       steps_(target.accept, initial.step, target.random_walk ? 1.0 : 10.0),
-      window_(static_cast<int>(initial.metric.size())),
-      tuning_(initial) {
+      window_(static_cast<int>(initial.metric.size()), dense),
+      tuning_(initial),
+      dense_(dense) {
+  if (dense && !target.dense_capable) {
+    throw ConfigError("adaptation: this sampler has no dense metric (use the diagonal one)");
+  }
   if (initial.metric.size() == 0 || !initial.metric.allFinite() ||
       (initial.metric.array() <= 0.0).any()) {
     throw ConfigError("adaptation: the initial metric must be finite and > 0");
@@ -64,12 +90,30 @@ const Tuning& WarmupAdapter::observe(std::size_t i, double accept_stat, const Ve
     window_.add(position);
     if (schedule_.ends_window(i) && window_.count() >= 2) {
       const auto n = static_cast<double>(window_.count());
-      Vec metric = (n / (n + 5.0)) * window_.variance().array() + 1e-3 * (5.0 / (n + 5.0));
-      // A chain that never moved in a window gives var 0 and so m = 10⁻³·5/(n + 5) > 0; a
+      // Shrunk towards 10⁻³ times the previous metric (diagonal), with Stan's weight 5/(n + 5):
+      // a chain that never moved in a window still gets m > 0. Stan shrinks towards 10⁻³ in
+      // absolute units, which swamps parameters whose posterior sd is below ~0.03
+      // (gauss-correlated-2d's is 0.002, and a dense metric then loses the correlation); in
+      // units of the previous metric the rule does not depend on the parameters' units. A
       // non-finite draw cannot reach here (the kernels reject non-finite proposals).
-      const double shrink = (tuning_.metric.array() / metric.array()).sqrt().maxCoeff();
-      tuning_.metric = std::move(metric);
-      steps_.restart(tuning_.step * shrink);
+      const double weight = 5.0 / (n + 5.0);
+      double shrink = 0.0;
+      if (dense_) {
+        const Mat old =
+            tuning_.dense.size() != 0 ? tuning_.dense : Mat(tuning_.metric.asDiagonal());
+        Mat sigma = (n / (n + 5.0)) * window_.covariance() +
+                    Mat((1e-3 * weight) * tuning_.metric.asDiagonal());
+        // The largest eigenvalue of Σ_new⁻¹Σ_old: the generalised problem Σ_old v = λ Σ_new v.
+        const Eigen::GeneralizedSelfAdjointEigenSolver<Mat> ges(old, sigma, Eigen::EigenvaluesOnly);
+        shrink = std::sqrt(ges.eigenvalues().maxCoeff());
+        tuning_.metric = sigma.diagonal();
+        tuning_.dense = std::move(sigma);
+      } else {
+        Vec metric = (n / (n + 5.0)) * window_.variance() + (1e-3 * weight) * tuning_.metric;
+        shrink = (tuning_.metric.array() / metric.array()).sqrt().maxCoeff();
+        tuning_.metric = std::move(metric);
+      }
+      steps_.restart(target_.restart_step > 0.0 ? target_.restart_step : tuning_.step * shrink);
       tuning_.step = steps_.step();
       window_.restart();
       ++updates_;
@@ -80,11 +124,15 @@ const Tuning& WarmupAdapter::observe(std::size_t i, double accept_stat, const Ve
 }
 
 nlohmann::json WarmupAdapter::save_state() const {
-  return {{"step", state::of(tuning_.step)},
-          {"metric", state::of(tuning_.metric)},
-          {"updates", updates_},
-          {"dual_averaging", steps_.save_state()},
-          {"window", window_.save_state()}};
+  nlohmann::json s = {{"step", state::of(tuning_.step)},
+                      {"metric", state::of(tuning_.metric)},
+                      {"updates", updates_},
+                      {"dual_averaging", steps_.save_state()},
+                      {"window", window_.save_state()}};
+  if (tuning_.dense.size() != 0) {
+    s["dense"] = state::of(Vec(Eigen::Map<const Vec>(tuning_.dense.data(), tuning_.dense.size())));
+  }
+  return s;
 }
 
 void WarmupAdapter::load_state(const nlohmann::json& s) {
@@ -95,15 +143,23 @@ void WarmupAdapter::load_state(const nlohmann::json& s) {
       updates > schedule_.window_ends.size()) {
     throw DataError("adaptation state: step, metric or update count out of range");
   }
+  Mat dense;
+  if (s.contains("dense")) {
+    const auto dim = tuning_.metric.size();
+    const Vec flat = state::to_vec(s, "dense", dim * dim);
+    dense = Eigen::Map<const Mat>(flat.data(), dim, dim);
+    if (!dense_ || !dense.allFinite()) throw DataError("adaptation state: unexpected dense metric");
+  }
   steps_.load_state(state::at(s, "dual_averaging"));
   window_.load_state(state::at(s, "window"));
+  tuning_.dense = std::move(dense);
   tuning_.step = step;
   tuning_.metric = std::move(metric);
   updates_ = static_cast<int>(updates);
 }
 
 Tuning replay_adaptation(const AdaptationTarget& target, const Tuning& initial, std::size_t warmup,
-                         const Vec& accept_stats, const Mat& draws) {
+                         const Vec& accept_stats, const Mat& draws, bool dense) {
   if (static_cast<std::size_t>(accept_stats.size()) != warmup ||
       static_cast<std::size_t>(draws.rows()) != warmup) {
     throw DataError(
@@ -111,7 +167,7 @@ Tuning replay_adaptation(const AdaptationTarget& target, const Tuning& initial, 
                     "of {}",
                     accept_stats.size(), draws.rows(), warmup));
   }
-  WarmupAdapter adapter(target, initial, warmup);
+  WarmupAdapter adapter(target, initial, warmup, dense);
   for (std::size_t i = 0; i < warmup; ++i) {
     const auto row = static_cast<Eigen::Index>(i);
     adapter.observe(i, accept_stats[row], draws.row(row).transpose());

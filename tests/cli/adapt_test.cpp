@@ -75,6 +75,31 @@ TEST(CliAdapt, TargetAcceptIsChecked) {
     EXPECT_EQ(r.exit_code, 64) << bad;
     EXPECT_NE(r.err.find("--target-accept"), std::string::npos) << r.err;
   }
+  for (const std::string bad : {"--metric full", "--metric dense --adapt false",
+                                "--metric dense --sampler dp-penalty --epsilon 1"}) {
+    const auto r =
+        run_cli("sample --seed 1 --n 100 --quiet " + bad + " --out " + dir.string(), dir);
+    EXPECT_EQ(r.exit_code, 64) << bad;
+    EXPECT_NE(r.err.find("--metric"), std::string::npos) << r.err;
+  }
+}
+
+// --metric dense: the report holds the adapted covariance, symmetric, its diagonal the metric.
+TEST(CliAdapt, DenseMetricIsReported) {
+  const auto dir = scratch_dir("adapt-dense");
+  const auto r = run_cli(
+      "sample --model gauss-correlated-2d --sampler nuts --metric dense --chains 1 --iter 100 "
+      "--warmup 200 --seed 3 --quiet --out " +
+          (dir / "o").string(),
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(slurp(dir / "o" / "report.json"));
+  EXPECT_EQ(report["run"]["metric"], "dense");
+  const json& a = report["chains"][0]["adaptation"];
+  ASSERT_EQ(a["dense_metric"].size(), 2u);
+  EXPECT_EQ(a["dense_metric"][0][1], a["dense_metric"][1][0]);
+  EXPECT_EQ(a["dense_metric"][0][0], a["metric"][0]);
+  EXPECT_EQ(a["dense_metric"][1][1], a["metric"][1]);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // columns only (replayed from the saved warmup rows, bit for bit), and it is off by default.
 #include <gtest/gtest.h>
 
+#include <Eigen/Cholesky>
 #include <cmath>
 
 #include "../samplers/gaussian_test_model.hpp"
@@ -21,9 +22,9 @@
 namespace dpmcmc {
 namespace {
 
-RunConfig adapting_run(std::size_t samples) {
+RunConfig adapting_run(std::size_t samples, int chains = 2) {
   RunConfig run;
-  run.chains = 2;
+  run.chains = chains;
   run.seed = 21;
   run.warmup = 1000;
   run.samples = samples;
@@ -34,11 +35,13 @@ RunConfig adapting_run(std::size_t samples) {
   return run;
 }
 
-// RWMH started from a scale 100× too small: after Stan's warmup the metric is within 50% of the
-// posterior variances (the last window holds 500 draws of a random walk with an integrated
-// autocorrelation of ~10, an effective ~50: a variance estimate's relative sd is then ~20%, so 50%
-// is 2.5 sd) and the sampling acceptance within 0.06 of the 2-d random-walk target (the binomial
-// sd over 4000 draws is 0.008; the rest is the step's own sampling error at the end of warmup).
+// RWMH started from a scale 100× too small, 20 chains: after Stan's warmup each chain's metric
+// estimates the posterior variances from the last window's 500 draws of a random walk (an
+// integrated autocorrelation of ~10, so an effective ~50: relative sd ~20–25%), and the chains'
+// mean sampling acceptance is within 0.04 of the 2-d random-walk target. One chain's acceptance
+// varies more (sd 0.074 across 40 chains, measured): its final step is averaged over Stan's
+// 50-iteration final phase, where a random walk's accept statistic is a noisy 0-or-ratio signal;
+// the mean over 20 chains has sd ≈ 0.017.
 TEST(Adaptation, RandomWalkReachesTargetAndPosteriorScales) {
   const auto model = testing::standard_model();
   const Dataset data = testing::standard_data(model);
@@ -46,16 +49,25 @@ TEST(Adaptation, RandomWalkReachesTargetAndPosteriorScales) {
   RwmhConfig config;
   config.scale = Vec::Constant(1, 0.01 * std::sqrt(cov.diagonal().minCoeff()));
   const RunResult r = run_chains([&](int) { return make_rwmh(model, data, config); },
-                                 model.param_names(), adapting_run(4000));
+                                 model.param_names(), adapting_run(4000, 20));
   const double target = random_walk_target_accept(2);
   EXPECT_TRUE(make_rwmh(model, data, config)->adaptation()->random_walk);
+  double mean_acceptance = 0.0;
+  Vec log_ratio = Vec::Zero(2);
   for (const auto& chain : r.chains) {
     ASSERT_TRUE(chain.tuning);
     for (int j = 0; j < 2; ++j) {
-      EXPECT_NEAR(chain.tuning->metric[j], cov(j, j), 0.5 * cov(j, j)) << j;
+      const double ratio = chain.tuning->metric[j] / cov(j, j);
+      EXPECT_GT(ratio, 1.0 / 3.0) << j;  // one chain: ~4 sd of its log ratio
+      EXPECT_LT(ratio, 3.0) << j;
+      log_ratio[j] += std::log(ratio) / static_cast<double>(r.chains.size());
     }
-    EXPECT_NEAR(chain.acceptance_rate(), target, 0.06);
+    mean_acceptance += chain.acceptance_rate() / static_cast<double>(r.chains.size());
   }
+  // Over 20 chains the geometric mean of metric / variance is within 25% of 1 (its log has sd
+  // ≈ 0.25/√20 ≈ 0.06: 4 sd).
+  for (int j = 0; j < 2; ++j) EXPECT_LT(std::abs(log_ratio[j]), std::log(1.25)) << j;
+  EXPECT_NEAR(mean_acceptance, target, 0.04);
 }
 
 // The tuning is what the adapter computes from accept_stat__ and θ of the kept warmup rows: the
@@ -101,13 +113,14 @@ TEST(Adaptation, PrivateTuningIsReplayedFromPublishedWarmupColumns) {
       run_chains(private_kernel_factory(job, *model, data, run), model->param_names(), run);
   const double s = params.at("proposal_sd").get<double>();
   const Tuning initial{1.0, Vec::Constant(2, s * s)};
+  AdaptationTarget target{random_walk_target_accept(2), true, true};
+  target.restart_step = random_walk_restart_step(2);
   for (const auto& chain : r.chains) {
     const Mat& w = chain.warmup_draws;
     ASSERT_GE(w.rows(), 20) << "too few warmup iterations for a metric window";
     ASSERT_TRUE(chain.tuning);
-    const Tuning replayed =
-        replay_adaptation({random_walk_target_accept(2), true, true}, initial,
-                          static_cast<std::size_t>(w.rows()), w.col(1), w.rightCols(2));
+    const Tuning replayed = replay_adaptation(target, initial, static_cast<std::size_t>(w.rows()),
+                                              w.col(1), w.rightCols(2));
     EXPECT_EQ(replayed.step, chain.tuning->step);
     EXPECT_EQ(replayed.metric, chain.tuning->metric);
     EXPECT_NE(replayed.metric, initial.metric);  // it did adapt
@@ -126,6 +139,43 @@ TEST(Adaptation, OffByDefault) {
       run_chains([&](int) { return make_nuts(model, data, config); }, model.param_names(), run);
   EXPECT_FALSE(r.chains[0].tuning);
   EXPECT_EQ(r.chains[0].draws(0, 2), 0.3);
+}
+
+}  // namespace
+}  // namespace dpmcmc
+
+namespace dpmcmc {
+namespace {
+
+// A dense-metric RWMH on the standard fixture (correlation ≈ 0.4), 20 chains: every adapted Σ is
+// positive definite, their mean is within 0.2 sd-units of the posterior covariance entrywise
+// (one chain's error is ~0.25 sd-units, the mean of 20 has ~0.06: 3 sd), and the mean
+// acceptance within 0.05 of the target (measured sd of one chain's 0.083 over 40 chains).
+TEST(Adaptation, DenseRandomWalkEstimatesTheCovariance) {
+  const auto model = testing::standard_model();
+  const Dataset data = testing::standard_data(model);
+  const Mat cov = model.posterior_cov(data);
+  RwmhConfig config;
+  config.scale = Vec::Constant(1, 0.1 * std::sqrt(cov.diagonal().minCoeff()));
+  RunConfig run = adapting_run(2000, 20);
+  run.dense_metric = true;
+  const RunResult r =
+      run_chains([&](int) { return make_rwmh(model, data, config); }, model.param_names(), run);
+  double mean_acceptance = 0.0;
+  Mat mean_dense = Mat::Zero(2, 2);
+  for (const auto& chain : r.chains) {
+    ASSERT_TRUE(chain.tuning);
+    ASSERT_EQ(chain.tuning->dense.rows(), 2);
+    EXPECT_EQ(chain.tuning->dense.llt().info(), Eigen::Success);
+    mean_dense += chain.tuning->dense / static_cast<double>(r.chains.size());
+    mean_acceptance += chain.acceptance_rate() / static_cast<double>(r.chains.size());
+  }
+  for (int a = 0; a < 2; ++a) {
+    for (int b = 0; b < 2; ++b) {
+      EXPECT_NEAR(mean_dense(a, b), cov(a, b), 0.2 * std::sqrt(cov(a, a) * cov(b, b))) << a << b;
+    }
+  }
+  EXPECT_NEAR(mean_acceptance, random_walk_target_accept(2), 0.05);
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ struct Case {
   // Warmup adaptation on (with the warmup rows kept, so that the first crash falls in warmup, in
   // the middle of the adapter's only metric window).
   bool adapt = false;
+  bool dense = false;  // with adapt: a dense metric
 };
 
 // Every sampler (hmc also with the randomised step size, whose Halton sequence is drawn lazily and
@@ -51,6 +52,7 @@ std::vector<Case> all_cases() {
       {"hmc", "banana-tempered-2d", {{"randomized_step_size", true}}, std::nullopt},
       {"nuts", "banana-tempered-2d", json::object(), std::nullopt},
       {"nuts", "banana-tempered-2d", json::object(), std::nullopt, {}, 2000, true},
+      {"nuts", "banana-tempered-2d", json::object(), std::nullopt, {}, 2000, true, true},
       {"rwmh", "banana-tempered-2d", json::object(), std::nullopt, {}, 2000, true},
       {"hmc", "banana-tempered-2d", json::object(), std::nullopt, {}, 2000, true},
       {"dp-penalty", "banana-tempered-2d", json::object(), 4.0, {}, 2000, true},
@@ -109,6 +111,7 @@ struct Job {
     run.init.centre = preset.start_centre;  // every chain at the preset's centre
     run.init.spread = 0.0;
     run.adapt = c.adapt;
+    run.dense_metric = c.dense;
     run.save_warmup = c.adapt;
     if (const SamplerDescriptor* entry = find_private_sampler(c.sampler)) {
       SampleSpec spec;
@@ -139,7 +142,7 @@ TEST_P(Checkpoints, CrashedAndResumedChainEqualsTheUninterruptedOne) {
   const Case& c = GetParam();
   const auto dir = std::filesystem::temp_directory_path() /
                    ("dpmcmc-checkpoint-test-" + c.sampler + std::to_string(c.overrides.size()) +
-                    (c.adapt ? "-adapt" : ""));
+                    (c.adapt ? "-adapt" : "") + (c.dense ? "-dense" : ""));
   std::filesystem::remove_all(dir);
 
   Job reference(c);
@@ -184,6 +187,8 @@ TEST_P(Checkpoints, CrashedAndResumedChainEqualsTheUninterruptedOne) {
     if (c.adapt) {
       EXPECT_EQ(got.chains[k].tuning->step, want.chains[k].tuning->step);
       EXPECT_EQ(got.chains[k].tuning->metric, want.chains[k].tuning->metric);
+      EXPECT_EQ(got.chains[k].tuning->dense, want.chains[k].tuning->dense);
+      EXPECT_EQ(got.chains[k].tuning->dense.size() != 0, c.dense);
     }
   }
   EXPECT_EQ(resumed.releases(), reference.releases());
@@ -192,7 +197,7 @@ TEST_P(Checkpoints, CrashedAndResumedChainEqualsTheUninterruptedOne) {
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name = info.param.sampler + (info.param.overrides.empty() ? "" : "_options") +
-                     (info.param.adapt ? "_adapt" : "");
+                     (info.param.adapt ? "_adapt" : "") + (info.param.dense ? "_dense" : "");
   for (char& ch : name) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
   return name;
 }
