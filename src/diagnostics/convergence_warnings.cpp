@@ -57,9 +57,9 @@ std::vector<ConvergenceWarning> convergence_warnings(const Summary& summary,
     if (count > 0) {
       out.push_back(
           {"divergent", "sampler", count, 0.0,
-           fmt::format("{:.0f} of {:.0f} transitions after warmup divergent", count, total),
-           private_run ? "a smaller --step-size"
-                       : "a higher --target-accept (e.g. 0.95: smaller steps)"});
+           fmt::format("{:.0f} of {:.0f} kept transitions after warmup divergent", count, total),
+           "smaller steps: a higher --target-accept (e.g. 0.95) with --adapt true, or a smaller "
+           "--step-size"});
     }
   }
   if (acceptance == AcceptanceCheck::none) return out;

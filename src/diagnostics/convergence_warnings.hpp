@@ -10,7 +10,7 @@
 //   any divergent transition after warmup (a divergent__ column, HMC and NUTS): the integrator
 //     could not follow the posterior's curvature somewhere, and the draws may be biased there
 //     (Betancourt 2017, Section 6.2; Stan warns at one).
-// Only the model's parameters are checked, not the sampler's columns.
+// Only the model's parameters are checked, and the sampler's divergent__ column.
 #pragma once
 
 #include <nlohmann/json.hpp>

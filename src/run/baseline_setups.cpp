@@ -1,5 +1,7 @@
 // The non-private baselines' kernels from their hyperparameters (sampler_descriptors.hpp).
-#include <algorithm>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
 
 #include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
@@ -40,8 +42,11 @@ KernelFactory setup_nuts(const std::string& sampler, const json& params, const M
   config.step_size = number_param(params, sampler, "step_size", config.step_size);
   if (params.contains("mass")) config.mass = vector_param(params, sampler, "mass", model.dim());
   if (params.contains("max_depth")) {
-    config.max_depth = static_cast<int>(std::min<std::uint64_t>(
-        count_param(params, sampler, "max_depth"), 31));  // > 30 is refused by NutsKernel
+    const std::uint64_t depth = count_param(params, sampler, "max_depth");
+    if (depth > 30) {
+      throw UsageError(fmt::format("--max-depth: got {}, expected an integer in [1, 30]", depth));
+    }
+    config.max_depth = static_cast<int>(depth);
   }
   return [&model, &data, config](int) { return make_nuts(model, data, config); };
 }

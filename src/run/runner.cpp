@@ -205,7 +205,10 @@ class ChainLoop {
     kernel_.load_state(state::at(s, "kernel"));
     if (adapter_) {
       adapter_->load_state(state::at(s, "adaptation"));
-      kernel_.set_tuning(adapter_->tuning());
+      // The uninterrupted chain last set this tuning after its latest warmup transition; before
+      // the first one it still has its configured tuning, which set_tuning would rebuild through
+      // other arithmetic (1/(1/mass)), so it is left alone.
+      if (warmup_done > 0) kernel_.set_tuning(adapter_->tuning());
     } else if (s.contains("adaptation")) {
       throw DataError("saved with adaptation, resumed without it");
     }

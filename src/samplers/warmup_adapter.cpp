@@ -113,6 +113,12 @@ const Tuning& WarmupAdapter::observe(std::size_t i, double accept_stat, const Ve
         shrink = (tuning_.metric.array() / metric.array()).sqrt().maxCoeff();
         tuning_.metric = std::move(metric);
       }
+      if (!tuning_.metric.allFinite() || !std::isfinite(shrink)) {
+        throw ConfigError(fmt::format(
+            "adaptation: the variance of warmup iterations {}-{} is not finite (the chain moved "
+            "beyond 1e154); check the prior and the starting point, or run with --adapt false",
+            i + 1 - window_.count(), i));
+      }
       steps_.restart(target_.restart_step > 0.0 ? target_.restart_step : tuning_.step * shrink);
       tuning_.step = steps_.step();
       window_.restart();

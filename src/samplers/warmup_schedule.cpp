@@ -31,7 +31,9 @@ WarmupSchedule warmup_schedule(std::size_t warmup, std::size_t init_buffer, std:
   std::size_t start = init_buffer, size = base_window;
   while (start < slow_end) {
     std::size_t end = start + size;
-    if (end + 2 * size > slow_end) end = slow_end;  // no room for the next window: stretch
+    // No room for the next window: stretch to the end of the slow phase (Stan checks this from
+    // the second window on; the first always ends at init_buffer + base_window).
+    if (start != init_buffer && end + 2 * size > slow_end) end = slow_end;
     s.window_ends.push_back(end);
     start = end;
     size *= 2;

@@ -3,7 +3,8 @@
 // slow windows (25 iterations, then doubling) at the end of each of which the metric is
 // re-estimated from that window's draws, and a final fast interval (50 iterations) where the step
 // size adapts to the last metric. A window that would leave too little room for the next one
-// (less than twice its own length) is stretched to the end of the slow phase. When the warmup is
+// (less than twice its own length) is stretched to the end of the slow phase (from the second
+// window on, as Stan does). When the warmup is
 // too short for 75 + 25 + 50 iterations, the buffers are 15% and 10% of it and the one window the
 // rest (Stan's rule).
 #pragma once

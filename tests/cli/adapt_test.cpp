@@ -75,6 +75,10 @@ TEST(CliAdapt, TargetAcceptIsChecked) {
     EXPECT_EQ(r.exit_code, 64) << bad;
     EXPECT_NE(r.err.find("--target-accept"), std::string::npos) << r.err;
   }
+  const auto depth =
+      run_cli("sample --seed 1 --n 100 --quiet --max-depth 1000 --out " + dir.string(), dir);
+  EXPECT_EQ(depth.exit_code, 64);
+  EXPECT_NE(depth.err.find("--max-depth: got 1000"), std::string::npos) << depth.err;
   for (const std::string bad : {"--metric full", "--metric dense --adapt false",
                                 "--metric dense --sampler dp-penalty --epsilon 1"}) {
     const auto r =

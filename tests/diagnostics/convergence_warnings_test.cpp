@@ -86,7 +86,7 @@ TEST(ConvergenceWarnings, AnyDivergentTransitionWarns) {
   ASSERT_EQ(w.size(), 1u);
   EXPECT_EQ(w[0].check, "divergent");
   EXPECT_EQ(w[0].value, 1.0);
-  EXPECT_NE(w[0].problem.find("1 of 4000"), std::string::npos) << w[0].problem;
+  EXPECT_NE(w[0].problem.find("1 of 4000 kept"), std::string::npos) << w[0].problem;
   EXPECT_NE(w[0].advice.find("--target-accept"), std::string::npos);
 }
 

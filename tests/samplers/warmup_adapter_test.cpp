@@ -43,6 +43,9 @@ TEST(WarmupSchedule, ShortWarmups) {
   EXPECT_TRUE(warmup_schedule(0).window_ends.empty());
   // 150 = 75 + 25 + 50 exactly: one window 75–99.
   EXPECT_EQ(warmup_schedule(150).window_ends, (std::vector<std::size_t>{100}));
+  // 180: the first window keeps its 25 iterations (Stan stretches from the second window on),
+  // the second is stretched to the end of the slow phase, 130.
+  EXPECT_EQ(warmup_schedule(180).window_ends, (std::vector<std::size_t>{100, 130}));
 }
 
 // The first three iterates of Hoffman and Gelman's Algorithm 5 (δ = 0.8, ε0 = 1, α = 1, 0, 0.5),
