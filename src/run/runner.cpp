@@ -118,6 +118,12 @@ class ChainLoop {
         config.save_warmup ? static_cast<Eigen::Index>(kept_rows(job.plan.warmup, config.thin)) : 0,
         ncols);
     r_.draws.resize(static_cast<Eigen::Index>(kept_rows(job.plan.samples, config.thin)), ncols);
+    if (config.adapt && config.target_accept && !kernel_.adaptation()) {
+      throw ConfigError(
+          fmt::format("--target-accept: sampler '{}' does not adapt (`dpmcmc "
+                      "samplers` lists those that do)",
+                      kernel_.name()));
+    }
     if (auto target = kernel_.adaptation(); config.adapt && target) {
       if (config.target_accept) target->accept = *config.target_accept;
       adapter_.emplace(*target, kernel_.tuning(), job.plan.warmup, config.dense_metric);

@@ -51,20 +51,28 @@ HmcKernel::HmcKernel(int dim, GradientFn gradient, HmcConfig config, AcceptRule 
 }
 
 void HmcKernel::set_tuning(const Tuning& tuning) {
-  tuned_scale(tuning, dim_, "hmc");  // checks it
-  metric_ = Metric::from_tuning(tuning);
+  metric_ = Metric::from_tuning(tuning, dim_, "hmc");
   config_.step_size = tuning.step;
   config_.mass = metric_.diagonal().cwiseInverse();
 }
 
-void HmcKernel::init(const Vec& theta0) {
-  check_start(theta0, dim_, "hmc");
-  Vec grad = Vec::Zero(dim_);
-  const double lp = gradient_(theta0, grad);
-  check_start_density(lp, theta0, "hmc", density_known_);
+double gradient_at_start(const GradientFn& gradient, const Vec& theta0, int dim,
+                         const std::string& kernel, DensityKnown density, Vec& grad) {
+  check_start(theta0, dim, kernel);
+  grad = Vec::Zero(dim);
+  const double lp = gradient(theta0, grad);
+  check_start_density(lp, theta0, kernel, density == DensityKnown::yes);
   if (!grad.allFinite()) {
-    throw ConfigError("hmc: the gradient of the log posterior at the starting point is not finite");
+    throw ConfigError(kernel +
+                      ": the gradient of the log posterior at the starting point is not finite");
   }
+  return lp;
+}
+
+void HmcKernel::init(const Vec& theta0) {
+  Vec grad;
+  const double lp = gradient_at_start(gradient_, theta0, dim_, "hmc",
+                                      density_known_ ? DensityKnown::yes : DensityKnown::no, grad);
   theta_ = theta0;
   grad_ = grad;
   lp_ = lp;

@@ -59,6 +59,12 @@ using GradientFn = std::function<double(const Vec& theta, Vec& grad)>;
 // Whether the gradient callback also returns the exact log density.
 enum class DensityKnown { yes, no };
 
+// The start of a gradient-based chain (HMC, NUTS): checks θ0 (size, finite), evaluates the
+// gradient there into grad (resized to dim) and returns log π(θ0); ConfigError naming `kernel`
+// when θ0, a known log π(θ0) or the gradient is not finite.
+double gradient_at_start(const GradientFn& gradient, const Vec& theta0, int dim,
+                         const std::string& kernel, DensityKnown density, Vec& grad);
+
 class HmcKernel final : public Kernel {
  public:
   // Throws ConfigError naming the option for η ≤ 0 or non-finite, L < 1, bad masses.

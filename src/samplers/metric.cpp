@@ -18,12 +18,15 @@ Metric Metric::from_mass(const Vec& mass) {
   return m;
 }
 
-Metric Metric::from_tuning(const Tuning& tuning) {
+Metric Metric::from_tuning(const Tuning& tuning, int dim, const char* kernel) {
+  tuned_scale(tuning, dim, kernel);  // checks the step and the diagonal
   if (tuning.dense.size() == 0) return Metric(tuning.metric);
   const Mat& s = tuning.dense;
+  if (s.rows() != dim || s.cols() != dim || !s.allFinite() || !s.isApprox(s.transpose())) {
+    throw ConfigError("dense metric: not a symmetric positive definite matrix of the dimension");
+  }
   Eigen::LLT<Mat> llt(s);
-  if (s.rows() != s.cols() || s.rows() != tuning.metric.size() || !s.allFinite() ||
-      !s.isApprox(s.transpose()) || llt.info() != Eigen::Success) {
+  if (llt.info() != Eigen::Success) {
     throw ConfigError("dense metric: not a symmetric positive definite matrix of the dimension");
   }
   Metric m;

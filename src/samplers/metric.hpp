@@ -19,8 +19,9 @@ class Metric {
   // M = diag(mass), as configured (--mass): M⁻¹ and √M computed from the mass itself.
   static Metric from_mass(const Vec& mass);
   // The tuning's metric: dense when tuning.dense is set (ConfigError unless it is symmetric
-  // positive definite of size dim), diagonal otherwise.
-  static Metric from_tuning(const Tuning& tuning);
+  // positive definite of size dim), diagonal otherwise. The step and diagonal are checked first
+  // (tuned_scale: SoftwareError naming `kernel`).
+  static Metric from_tuning(const Tuning& tuning, int dim, const char* kernel);
 
   bool dense() const { return dense_; }
   // diag(M⁻¹) (for reporting and for Tuning::metric).

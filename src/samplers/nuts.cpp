@@ -36,21 +36,14 @@ NutsKernel::NutsKernel(int dim, GradientFn gradient, NutsConfig config)
 }
 
 void NutsKernel::set_tuning(const Tuning& tuning) {
-  tuned_scale(tuning, dim_, "nuts");  // checks it
-  metric_ = Metric::from_tuning(tuning);
+  metric_ = Metric::from_tuning(tuning, dim_, "nuts");
   config_.step_size = tuning.step;
   config_.mass = metric_.diagonal().cwiseInverse();
 }
 
 void NutsKernel::init(const Vec& theta0) {
-  check_start(theta0, dim_, "nuts");
-  Vec grad = Vec::Zero(dim_);
-  const double lp = gradient_(theta0, grad);
-  check_start_density(lp, theta0, "nuts", true);
-  if (!grad.allFinite()) {
-    throw ConfigError(
-        "nuts: the gradient of the log posterior at the starting point is not finite");
-  }
+  Vec grad;
+  const double lp = gradient_at_start(gradient_, theta0, dim_, "nuts", DensityKnown::yes, grad);
   theta_ = theta0;
   grad_ = grad;
   lp_ = lp;

@@ -75,6 +75,16 @@ TEST(CliAdapt, TargetAcceptIsChecked) {
     EXPECT_EQ(r.exit_code, 64) << bad;
     EXPECT_NE(r.err.find("--target-accept"), std::string::npos) << r.err;
   }
+  // A sampler that does not adapt refuses a target rather than ignore it (a configuration error,
+  // found when its kernel is built).
+  const auto tuna = run_cli(
+      "sample --model mixture-fastmh-2d --sampler tunamh --n 200 --iter 10 --warmup 10 --seed 1 "
+      "--quiet --target-accept 0.9 --out " +
+          dir.string(),
+      dir);
+  EXPECT_EQ(tuna.exit_code, 78);
+  EXPECT_NE(tuna.err.find("--target-accept: sampler 'tunamh' does not adapt"), std::string::npos)
+      << tuna.err;
   const auto depth =
       run_cli("sample --seed 1 --n 100 --quiet --max-depth 1000 --out " + dir.string(), dir);
   EXPECT_EQ(depth.exit_code, 64);

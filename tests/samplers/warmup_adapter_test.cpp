@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 
 #include <cmath>
 #include <vector>
@@ -206,6 +207,49 @@ TEST(WarmupAdapter, DenseMetricEstimatesTheCovariance) {
   // A kernel without a dense metric refuses one.
   EXPECT_THROW(WarmupAdapter(AdaptationTarget(0.8, true, true, false), initial, 1000, true),
                ConfigError);
+}
+
+}  // namespace
+}  // namespace dpmcmc
+
+namespace dpmcmc {
+namespace {
+
+// The step after the first metric update (the end of iteration 99 of a 1000-iteration warmup):
+// the dual-averaging iterate ε times max_j √(m_old,j / m_new,j); with a dense metric and
+// m_old = I, ε/√λ_min(Σ_new) (from an ordinary eigensolver, independent of the adapter's
+// generalised one); for a random walk, 2.38/√d.
+TEST(WarmupAdapter, RestartStepAfterTheFirstMetricUpdate) {
+  for (const bool dense : {false, true}) {
+    const AdaptationTarget target(0.8, true, false, true);
+    WarmupAdapter adapter(target, Tuning(1.0, Vec::Ones(2)), 1000, dense);
+    DualAveraging twin(0.8, 1.0);
+    Rng rng = make_rng(9, 0);
+    Tuning t;
+    for (std::size_t i = 0; i < 100; ++i) {
+      const double u = rng.uniform();
+      const Vec x = (Vec(2) << 0.1 * rng.normal(), 3.0 * rng.normal()).finished();
+      twin.update(u);
+      t = adapter.observe(i, u, x);
+    }
+    ASSERT_EQ(adapter.metric_updates(), 1);
+    double expected = 0.0;
+    if (dense) {
+      const Eigen::SelfAdjointEigenSolver<Mat> eig(t.dense);
+      expected = twin.step() / std::sqrt(eig.eigenvalues().minCoeff());
+    } else {
+      expected = twin.step() * t.metric.cwiseInverse().cwiseSqrt().maxCoeff();
+    }
+    EXPECT_NEAR(t.step, expected, 1e-10 * expected) << dense;
+  }
+  AdaptationTarget walk(0.3, true, true, false);
+  walk.restart_step = random_walk_restart_step(4);
+  WarmupAdapter adapter(walk, Tuning(1.0, Vec::Ones(2)), 1000);
+  Rng rng = make_rng(10, 0);
+  Tuning t;
+  for (std::size_t i = 0; i < 100; ++i)
+    t = adapter.observe(i, rng.uniform(), (Vec(2) << rng.normal(), rng.normal()).finished());
+  EXPECT_EQ(t.step, 2.38 / 2.0);
 }
 
 }  // namespace
