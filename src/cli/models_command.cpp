@@ -2,10 +2,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "models/presets.hpp"
+#include "models/user_model.hpp"
 #include "run/sampler_descriptors.hpp"
 
 namespace dpmcmc::cli {
@@ -36,15 +38,41 @@ void print_preset(const Preset& p) {
   }
 }
 
+void print_family(GlmFamily family, bool as_json) {
+  const auto samplers = user_model_samplers(family);
+  if (as_json) {
+    fmt::print("{}\n", nlohmann::json{{"family", to_string(family)},
+                                      {"description", glm_family_description(family)},
+                                      {"samplers", samplers}}
+                           .dump(2));
+    return;
+  }
+  fmt::print("{}: {}\n", to_string(family), glm_family_description(family));
+  fmt::print(
+      "  usage: dpmcmc sample --model {} --schema SCHEMA.json --data DATA.csv [--prior ...]"
+      "{}\n",
+      to_string(family),
+      family == GlmFamily::linear || family == GlmFamily::normal ? " [--sigma S]" : "");
+  fmt::print("  samplers with defaults derived from the schema's bounds: {}\n",
+             fmt::join(samplers, ", "));
+  fmt::print(
+      "  (the penalty entries serve their -gwmh and -shared variants too; docs/user-guide.md)\n");
+}
+
 }  // namespace
 
 void add_models_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("models", "List the built-in model presets and their defaults");
   auto name = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("name", *name, "Show one preset in full");
+  cmd->add_option("name", *name, "Show one preset or regression family in full");
   cmd->add_flag("--json", *json, "Machine-readable output");
   cmd->callback([name, json] {
+    const auto& families = glm_family_names();
+    if (!name->empty() && std::find(families.begin(), families.end(), *name) != families.end()) {
+      print_family(parse_glm_family(*name), *json);
+      return;
+    }
     if (!name->empty()) {
       const Preset& p = find_preset(*name);
       if (*json) {
@@ -65,6 +93,14 @@ void add_models_command(CLI::App& app) {
       fmt::print("{:<22} {:>3} {:>8}  {}\n", p.name, p.dim, p.n, p.description);
     }
     fmt::print("\n`dpmcmc models NAME` shows a preset's sampler defaults and their sources.\n");
+    fmt::print(
+        "\nRegression families on your own CSV (--model FAMILY --schema FILE --data FILE):\n");
+    for (const auto& f : glm_family_names()) {
+      fmt::print("{:<22} {}\n", f, glm_family_description(parse_glm_family(f)));
+    }
+    fmt::print(
+        "`dpmcmc models FAMILY` lists its samplers; docs/user-guide.md, \"Your data, your model\", "
+        "the schema.\n");
   });
 }
 

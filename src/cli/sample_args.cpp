@@ -9,6 +9,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "models/glm.hpp"
 #include "run/private_samplers.hpp"
 #include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
@@ -20,6 +21,15 @@ SampleSpec to_spec(const SampleArgs& a) {
   spec.preset = a.model;
   spec.sampler = a.sampler;
   if (!a.data.empty()) spec.data_file = a.data;
+  if (!a.schema.empty()) {
+    if (a.data.empty())
+      throw UsageError("--schema: describes the columns of --data; give --data FILE too");
+    parse_glm_family(a.model);  // UsageError listing the families
+    spec.user_model = UserModelSpec{a.model, a.schema, a.data, a.priors, a.sigma};
+  } else if (!a.priors.empty() || a.sigma) {
+    throw UsageError(fmt::format("{}: applies to a regression family on --data with --schema",
+                                 a.priors.empty() ? "--sigma" : "--prior"));
+  }
   if (a.n > 0) spec.n = a.n;
   spec.data_seed = a.data_seed;
   spec.seed_given = a.seed.has_value();
@@ -146,7 +156,20 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
                      fmt::join(baseline_sampler_names(), ", "), fmt::join(private_names, ", ")))
       ->capture_default_str();
   cmd.add_option("--data", a.data,
-                 "CSV data file (header + numeric rows); default: the preset's synthetic data");
+                 "CSV data file (header + numeric rows; with --schema any named columns); "
+                 "default: the preset's synthetic data");
+  cmd.add_option("--schema", a.schema,
+                 "Public JSON schema of --data (roles, types, bounds; docs/user-guide.md): "
+                 "--model is then a regression family (" +
+                     fmt::format("{}", fmt::join(glm_family_names(), ", ")) + "; `dpmcmc models`)");
+  cmd.add_option("--prior", a.priors,
+                 "With --schema: normal(MEAN, SD) or student_t(NU, MEAN, SCALE) for every "
+                 "coefficient but the intercept, NAME=... for one (intercept, a coefficient, "
+                 "sigma=half_normal(SD)); repeatable, later wins")
+      ->allow_extra_args(false);
+  cmd.add_option("--sigma", a.sigma,
+                 "With --schema and --model linear or normal: the known noise sd (default: sigma "
+                 "is sampled, as log_sigma)");
   cmd.add_option("--n", a.n, "Rows of synthetic data (default: the preset's n)");
   cmd.add_option("--data-seed", a.data_seed, "Seed of the synthetic data (default: --seed)");
   cmd.add_option("--seed", a.seed, "Run seed; default: drawn from OS entropy and reported");

@@ -19,6 +19,9 @@ struct SampleArgs {
   std::string model = "banana-tempered-2d";
   std::string sampler = "nuts";
   std::string data, out, noise_key_file;
+  std::string schema;               // --schema: a user model on --data
+  std::vector<std::string> priors;  // --prior
+  std::optional<double> sigma;      // --sigma
   std::size_t n = 0;
   std::optional<std::uint64_t> seed, data_seed;
   int chains = 4, threads = 0;

@@ -83,6 +83,7 @@ SampleSpec cell_sample_spec(const ExperimentSpec& spec, const ExperimentCell& c,
   s.run.samples = c.sampler.samples.value_or(spec.samples);
   s.run.threads = 1;
   s.run.adapt = c.sampler.adapt;
+  s.run.target_accept = c.sampler.target_accept;
   s.run.progress = ProgressMode::never;
   s.run.stop = stop;
   if (spec.init.kind == InitRule::Kind::point) {

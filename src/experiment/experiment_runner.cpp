@@ -97,6 +97,7 @@ std::string cell_hash(const ExperimentSpec& spec, const SamplerChoice& sampler) 
   h["format"] = "dpmcmc-experiment-1";
   h["sampler"] = {{"name", sampler.sampler}, {"overrides", sampler.overrides}};
   if (sampler.adapt) h["sampler"]["adapt"] = true;  // absent when off: older hashes stay valid
+  if (sampler.target_accept) h["sampler"]["target_accept"] = *sampler.target_accept;
   if (sampler.warmup || sampler.samples) {
     h["sampler"]["iterations"] = {{"warmup", sampler.warmup.value_or(spec.warmup)},
                                   {"samples", sampler.samples.value_or(spec.samples)}};

@@ -309,8 +309,16 @@ std::vector<SamplerChoice> parse_samplers(const json& doc, const Reader& r, Expe
         if (!body.at("adapt").is_boolean()) r.fail(pkey + ".adapt", "expected true or false");
         c.adapt = body.at("adapt").get<bool>();
       }
+      if (body.contains("target_accept")) {
+        const json& t = body.at("target_accept");
+        if (!t.is_number() || !(t.get<double>() > 0.0 && t.get<double>() < 1.0))
+          r.fail(pkey + ".target_accept", "expected a number in (0, 1)");
+        if (!c.adapt) r.fail(pkey + ".target_accept", "needs \"adapt\": true");
+        c.target_accept = t.get<double>();
+      }
       for (const auto& [k, v] : body.items()) {
-        if (k != "sampler" && k != "iterations" && k != "models" && k != "adapt")
+        if (k != "sampler" && k != "iterations" && k != "models" && k != "adapt" &&
+            k != "target_accept")
           c.overrides[k] = v;
       }
     }
@@ -531,6 +539,7 @@ json resolved_spec(const ExperimentSpec& spec) {
     samplers.push_back({{"label", c.label}, {"sampler", c.sampler}, {"overrides", c.overrides}});
     if (!c.models.empty()) samplers.back()["models"] = c.models;
     if (c.adapt) samplers.back()["adapt"] = true;
+    if (c.target_accept) samplers.back()["target_accept"] = *c.target_accept;
     if (c.warmup || c.samples) {
       samplers.back()["iterations"] = {{"warmup", c.warmup.value_or(spec.warmup)},
                                        {"samples", c.samples.value_or(spec.samples)}};

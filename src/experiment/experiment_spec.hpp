@@ -43,6 +43,9 @@ struct SamplerChoice {
   // Warmup adaptation ("params": {LABEL: {"adapt": true}}); off by default, so that the specs
   // reproduce the papers' hand-tuned runs. Part of the cell hash only when on.
   bool adapt = false;
+  // The acceptance the adaptation aims at ("params": {LABEL: {"adapt": true, "target_accept":
+  // X}}, Stan's adapt_delta); none: the kernel's own target. Part of the cell hash when set.
+  std::optional<double> target_accept;
   bool runs_on(const std::string& model) const;
 };
 

@@ -41,6 +41,8 @@
 // reference), and an experiment hands one cache to the models of all its cells.
 #pragma once
 
+#include <numbers>
+
 #include <memory>
 
 #include "models/grid_posterior.hpp"
@@ -109,6 +111,10 @@ class GaussianMixtureModel : public Model, public RatioBound {
   void row_bounds(const RowBlock& rows, Eigen::Ref<Vec> out) const override;
   // ‖θ − θ′‖₂.
   double bound_distance(const Vec& theta, const Vec& theta_prime) const override;
+  // c̄ = √2 (data_range + theta_bound1 + theta_bound2) / σ_x² (the c_i above at their largest).
+  std::optional<double> public_row_bound() const override {
+    return std::numbers::sqrt2 * (p_.data_range + p_.theta_bound1 + p_.theta_bound2) / p_.sigma_x2;
+  }
 
   // Whether θ lies in the prior's box.
   bool in_support(const Vec& theta) const;

@@ -64,6 +64,7 @@ class LogisticRegressionModel : public Model, public RatioBound {
   void row_bounds(const RowBlock& rows, Eigen::Ref<Vec> out) const override;
   // ‖θ − θ′‖₂.
   double bound_distance(const Vec& theta, const Vec& theta_prime) const override;
+  std::optional<double> public_row_bound() const override { return p_.norm_bound; }
 
   // Posterior predictive P(y = 1 | x_i) = (1/S) Σ_s σ(x_iᵀθ_s) for every row of `rows` (columns
   // x.1..x.d, y; y is ignored), the θ_s being the rows of `draws` (S × d). Test rows may exceed

@@ -288,6 +288,7 @@ std::vector<Preset> build_presets() {
     p.make_model = [] { return std::make_unique<CircleModel>(1e-5, 3.0, 1.0); };
     // The data do not depend on θ; (0, 0) is the posterior mean the thesis compares against.
     p.true_theta = Vec::Zero(2);
+    p.posterior_mean = Vec::Zero(2);
     p.start_centre = Vec::Zero(2);
     p.start_centre(1) = 1.0;
     p.start_sd = 1.0;

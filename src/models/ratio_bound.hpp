@@ -9,6 +9,8 @@
 // rows outside that range (DataError) rather than clip them silently.
 #pragma once
 
+#include <optional>
+
 #include "core/types.hpp"
 
 namespace dpmcmc {
@@ -21,6 +23,9 @@ class RatioBound {
   virtual void row_bounds(const RowBlock& rows, Eigen::Ref<Vec> out) const = 0;
   // M(θ, θ′) ≥ 0, symmetric, 0 when θ = θ′.
   virtual double bound_distance(const Vec& theta, const Vec& theta_prime) const = 0;
+  // A public c̄ ≥ every c_i the model accepts (from its declared data range), if it has one
+  // (DP-Fast MH needs it; 003 Lemma 1).
+  virtual std::optional<double> public_row_bound() const { return std::nullopt; }
 };
 
 }  // namespace dpmcmc

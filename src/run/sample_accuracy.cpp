@@ -93,8 +93,9 @@ json sample_accuracy(const SampleSpec& spec, const Preset& preset, const Model& 
     }
     return accuracy;
   }
-  // The circle's posterior mean is the origin (002_673c6a5269ae2454.txt Section 5.1).
-  out.mean_error = mean_error_from_mean(pooled, Vec::Zero(model.dim()));
+  // A known posterior mean (the circle's origin), or no reference at all (the user's models).
+  if (!preset.posterior_mean) return accuracy;
+  out.mean_error = mean_error_from_mean(pooled, *preset.posterior_mean);
   accuracy["reference"] = "known posterior mean (origin)";
   accuracy["mean_error"] = json_number(*out.mean_error);
   return accuracy;

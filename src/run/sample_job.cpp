@@ -9,6 +9,7 @@
 #include "data/csv_loader.hpp"
 #include "io/run_report.hpp"
 #include "models/expfam_model.hpp"
+#include "models/user_model.hpp"
 #include "privacy/event_json.hpp"
 #include "run/csv_draw_sink.hpp"
 #include "run/curator_files.hpp"
@@ -62,10 +63,19 @@ Summary summary_of(const Summary& all, const std::vector<std::string>& names, bo
 struct JobData {
   Dataset data;
   std::string source;
+  // A user model's data preparation (clipped and imputed cells): counted on the private rows
+  // without noise, so curator-only for a private run; null for the presets.
+  json preparation = nullptr;
 };
 
 JobData job_data(const SampleSpec& spec, const Preset& preset, const Model& model,
-                 std::uint64_t data_seed) {
+                 std::uint64_t data_seed, const UserModel* user) {
+  if (user != nullptr) {
+    return {user->design->data,
+            fmt::format("{} (schema {})", user->design->data.source,
+                        spec.user_model->schema_file.string()),
+            user->design->report.to_json()};
+  }
   if (spec.data_file) {
     CsvOptions options;
     options.expected_columns = preset.data_columns();
@@ -89,6 +99,10 @@ void apply_start_rule(const SampleSpec& spec, const Preset& preset, const Model&
   if (spec.init_given) return;
   run.init.centre = preset.start_centre;
   const bool private_user_data = is_private_sampler(spec.sampler) && spec.data_file;
+  if (preset.start_sd) {  // a fixed public spread needs no data (the user models have one)
+    run.init.spread = *preset.start_sd;
+    return;
+  }
   run.init.spread =
       private_user_data
           ? start_deviation(preset, model, simulate_preset(preset, model, data_seed), data_seed)
@@ -266,6 +280,7 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
                               {"note", "non-private sampler: no (epsilon, delta) guarantee"}}},
       {"chains", chains.chains},
       {"summary", out.summary.parameters.empty() ? json(nullptr) : summary_json(out.summary)}};
+  if (!job.preset.details.is_null()) out.report["model"]["details"] = job.preset.details;
   // θ's diagnostics and the acceptance rates are functions of the published draws and accept
   // decisions: the warnings are published too.
   std::vector<double> rates;
@@ -296,6 +311,7 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
                                                            : summary_json(out.curator_summary)},
         {"accuracy", accuracy},
         {"timings", timings.to_json()}};
+    if (!job.data.preparation.is_null()) out.curator["data_preparation"] = job.data.preparation;
     out.curator_file = curator / "report.json";
     write_curator_json(out.curator, out.curator_file);
   } else {
@@ -304,6 +320,7 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
     out.report["chains"] = chains.chains;
     out.report["accuracy"] = accuracy;
     out.report["timings"] = timings.to_json();
+    if (!job.data.preparation.is_null()) out.report["data_preparation"] = job.data.preparation;
   }
   out.report_file = spec.out_dir / "report.json";
   write_json(out.report, out.report_file);
@@ -319,11 +336,16 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   // A hyperparameter the sampler does not read would be ignored: refused instead, before the data
   // are loaded.
   check_sampler_keys(spec.sampler, spec.overrides);
-  const Preset& preset = find_preset(spec.preset);
+  // A user model (--schema) reads its schema and rows here and is a preset from then on.
+  const std::optional<UserModel> user =
+      spec.user_model ? std::optional<UserModel>(make_user_model(*spec.user_model)) : std::nullopt;
+  const Preset& preset = user                ? user->preset
+                         : spec.custom_model ? *spec.custom_model
+                                             : find_preset(spec.preset);
   const auto model = preset.make_model();
   model->share_reference_cache(spec.reference_cache);
   const std::uint64_t data_seed = spec.data_seed.value_or(spec.run.seed);
-  const JobData data = job_data(spec, preset, *model, data_seed);
+  const JobData data = job_data(spec, preset, *model, data_seed, user ? &*user : nullptr);
   const json params = sampler_params(preset, spec.sampler, spec.overrides);
 
   RunConfig run = spec.run;

@@ -18,6 +18,7 @@
 #include "diagnostics/summary.hpp"
 #include "models/presets.hpp"
 #include "models/reference_cache.hpp"
+#include "models/user_model.hpp"
 #include "run/private_plan.hpp"
 #include "run/run_config.hpp"
 #include "run/runner.hpp"
@@ -27,8 +28,14 @@ namespace dpmcmc {
 struct SampleSpec {
   std::string preset;                              // model preset name
   std::optional<std::filesystem::path> data_file;  // CSV; empty: the preset's synthetic data
-  std::optional<std::size_t> n;                    // rows of the synthetic data
-  std::optional<std::uint64_t> data_seed;          // synthetic data seed (default: the run seed)
+  // A regression family on the user's data_file and public schema (models/user_model.hpp),
+  // instead of the preset named `preset`.
+  std::optional<UserModelSpec> user_model;
+  // A model defined by the caller (a library user's own Model subclass, its data and sampler
+  // defaults, as a Preset: examples/custom-model), instead of the preset named `preset`.
+  std::shared_ptr<const Preset> custom_model;
+  std::optional<std::size_t> n;            // rows of the synthetic data
+  std::optional<std::uint64_t> data_seed;  // synthetic data seed (default: the run seed)
   std::string sampler = "hmc";
   // Hyperparameters overriding the preset's defaults for the sampler (same keys as
   // Preset::samplers, see models/presets.hpp).

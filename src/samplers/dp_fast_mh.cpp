@@ -10,8 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/state_json.hpp"
-#include "models/gaussian_mixture.hpp"
-#include "models/logistic_regression.hpp"
+#include "models/ratio_bound.hpp"
 #include "samplers/start_check.hpp"
 
 namespace dpmcmc {
@@ -31,12 +30,8 @@ MhShape fastmh_shape() {
 }  // namespace
 
 double declared_row_bound(const Model& model) {
-  if (const auto* gm = dynamic_cast<const GaussianMixtureModel*>(&model)) {
-    const auto& p = gm->params();
-    return std::numbers::sqrt2 * (p.data_range + p.theta_bound1 + p.theta_bound2) / p.sigma_x2;
-  }
-  if (const auto* lr = dynamic_cast<const LogisticRegressionModel*>(&model)) {
-    return lr->params().norm_bound;
+  if (const auto* bound = dynamic_cast<const RatioBound*>(&model)) {
+    if (const auto c = bound->public_row_bound()) return *c;
   }
   throw ConfigError(fmt::format(
       "dp-fast-mh: model '{}' declares no per-row bound c̄; give row_bound (a public bound on "

@@ -7,7 +7,7 @@
 #include <span>
 
 #include "core/error.hpp"
-#include "samplers/poisson_variate.hpp"
+#include "core/poisson_variate.hpp"
 #include "samplers/start_check.hpp"
 
 namespace dpmcmc {

@@ -344,5 +344,28 @@ TEST(ExperimentSpec, AdaptIsPerLabelAndHashedOnlyWhenOn) {
   EXPECT_THROW(parse_experiment_spec(d, "tiny.json", "full"), ConfigError);
 }
 
+// "target_accept" sets the adaptation's target for a label that adapts, changes the cell hash,
+// and is refused outside (0, 1) or without "adapt": true.
+TEST(ExperimentSpec, TargetAcceptIsPerAdaptingLabel) {
+  nlohmann::json d = good_spec();
+  d["params"]["strong"]["adapt"] = true;
+  const auto plain = parse_experiment_spec(d, "tiny.json", "full");
+  d["params"]["strong"]["target_accept"] = 0.15;
+  const auto aimed = parse_experiment_spec(d, "tiny.json", "full");
+  ASSERT_TRUE(aimed.samplers[2].target_accept.has_value());
+  EXPECT_DOUBLE_EQ(*aimed.samplers[2].target_accept, 0.15);
+  EXPECT_FALSE(aimed.samplers[2].overrides.contains("target_accept"));
+  EXPECT_FALSE(plain.samplers[2].target_accept.has_value());
+  EXPECT_NE(cell_hash(aimed, aimed.samplers[2]), cell_hash(plain, plain.samplers[2]));
+  for (const nlohmann::json& bad :
+       {nlohmann::json(0.0), nlohmann::json(1.0), nlohmann::json("x")}) {
+    d["params"]["strong"]["target_accept"] = bad;
+    EXPECT_THROW(parse_experiment_spec(d, "tiny.json", "full"), ConfigError) << bad;
+  }
+  d["params"]["strong"]["target_accept"] = 0.3;
+  d["params"]["strong"]["adapt"] = false;
+  EXPECT_THROW(parse_experiment_spec(d, "tiny.json", "full"), ConfigError);
+}
+
 }  // namespace
 }  // namespace dpmcmc

@@ -12,11 +12,11 @@
 
 #include "chain_moments.hpp"
 #include "core/error.hpp"
+#include "core/poisson_variate.hpp"
 #include "diagnostics/mcse.hpp"
 #include "models/gaussian.hpp"
 #include "models/gaussian_mixture.hpp"
 #include "models/grid_posterior.hpp"
-#include "samplers/poisson_variate.hpp"
 
 namespace dpmcmc {
 namespace {

@@ -1,4 +1,4 @@
-#include "samplers/poisson_variate.hpp"
+#include "core/poisson_variate.hpp"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,180 @@
+// `dpmcmc sample --model FAMILY --schema FILE --data FILE`: a run end to end, and every kind of
+// bad input of issue 26 with its exit code and a message naming the file, line, column or option.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+namespace dpmcmc::test {
+namespace {
+
+void write(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+}
+
+// The command line with the file names s.json, d.csv, nope.json and o made paths under `dir`.
+std::string in_dir(std::string args, const std::filesystem::path& dir) {
+  for (const std::string name : {"s.json", "d.csv", "nope.json", "o"}) {
+    const std::string token = " " + name;
+    for (auto at = args.find(token); at != std::string::npos; at = args.find(token, at + 1)) {
+      const auto end = at + token.size();
+      if (end < args.size() && args[end] != ' ') continue;
+      args.replace(at + 1, name.size(), (dir / name).string());
+    }
+  }
+  return args;
+}
+
+constexpr const char* kSchema = R"({"columns": [
+  {"name": "age", "role": "feature", "type": "real", "bounds": [18, 100]},
+  {"name": "arm", "role": "feature", "type": "categorical", "levels": ["a", "b"]},
+  {"name": "died", "role": "target", "type": "binary"},
+  {"name": "note", "role": "ignored"}]})";
+
+std::string rows(int n) {
+  std::string csv = "note,died,age,arm\n";
+  for (int i = 0; i < n; ++i) {
+    csv += "\"x, y\"," + std::to_string(i % 3 == 0 ? 1 : 0) + "," +
+           std::to_string(20 + (i * 7) % 80) + "," + (i % 2 ? "a" : "b") + "\n";
+  }
+  return csv;
+}
+
+TEST(CliUserModel, LogisticOnACsvWithASchema) {
+  const auto dir = scratch_dir("user-logistic");
+  write(dir / "s.json", kSchema);
+  write(dir / "d.csv", rows(300));
+  const auto r = run_cli(in_dir("sample --model logistic --schema s.json --data d.csv --seed 2 "
+                                "--chains 2 --iter 300 --warmup 300 --quiet --out o",
+                                dir),
+                         dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("arm_b"), std::string::npos) << r.out;
+  const auto report = nlohmann::json::parse(slurp(dir / "o" / "report.json"));
+  EXPECT_EQ(report["model"]["details"]["parameters"],
+            (nlohmann::json{"intercept", "age", "arm_b"}));
+  EXPECT_EQ(report["model"]["details"]["row_norm_bound"], std::sqrt(3.0));
+  EXPECT_EQ(report["data"]["rows"], 300);
+  EXPECT_FALSE(report["accuracy"].contains("mean_error"));  // no reference posterior
+  const std::string header = slurp(dir / "o" / "chain-1.csv");
+  EXPECT_NE(header.find("lp__,accept_stat__"), std::string::npos);
+  EXPECT_NE(header.find(",intercept,age,arm_b"), std::string::npos);
+}
+
+struct Bad {
+  std::string what, schema, csv, args;
+  int code;
+  std::vector<std::string> fragments;
+};
+
+TEST(CliUserModel, BadInputIsNamedWithAnExitCode) {
+  const auto dir = scratch_dir("user-bad");
+  const std::string ok = rows(50);
+  const std::string probit_ok = "--model probit --schema s.json --data d.csv";
+  const std::vector<Bad> cases = {
+      {"csv column not in schema",
+       kSchema,
+       "note,died,age,arm,bmi\nx,1,30,a,22\n",
+       probit_ok,
+       65,
+       {"d.csv", "column 5 ('bmi')", "not declared in the schema"}},
+      {"schema column not in csv",
+       kSchema,
+       "note,died,age\nx,1,30\n",
+       probit_ok,
+       65,
+       {"'arm'", "not in the header"}},
+      {"outside the bounds",
+       kSchema,
+       "note,died,age,arm\nx,1,130,a\n",
+       probit_ok,
+       65,
+       {"d.csv, line 2, column 3 ('age')", "outside the declared bounds [18, 100]"}},
+      {"non-binary target",
+       kSchema,
+       "note,died,age,arm\nx,2,30,a\n",
+       probit_ok,
+       65,
+       {"line 2, column 2 ('died')", "not 0 or 1"}},
+      {"category not in schema",
+       kSchema,
+       "note,died,age,arm\nx,1,30,c\n",
+       probit_ok,
+       65,
+       {"column 4 ('arm')", "'c' is not one of the declared levels (a, b)"}},
+      {"more coefficients than rows",
+       kSchema,
+       "note,died,age,arm\nx,1,30,a\n",
+       probit_ok,
+       65,
+       {"1 rows for 3 coefficients"}},
+      {"empty selection", kSchema, "note,died,age,arm\n", probit_ok, 65, {"no data rows"}},
+      {"family needs another target",
+       kSchema,
+       ok,
+       "--model poisson --schema s.json --data d.csv",
+       64,
+       {"--model poisson", "'died' is binary", "count"}},
+      {"unknown family",
+       kSchema,
+       ok,
+       "--model gamma --schema s.json --data d.csv",
+       64,
+       {"'gamma'", "logistic, probit"}},
+      {"schema without data", kSchema, ok, "--model logistic --schema s.json", 64, {"--data"}},
+      {"prior without schema", kSchema, ok, "--prior 'normal(0,1)'", 64, {"--prior", "--schema"}},
+      {"prior names no parameter",
+       kSchema,
+       ok,
+       probit_ok + " --prior 'bmi=normal(0,1)'",
+       64,
+       {"no parameter 'bmi'", "intercept, age, arm_b"}},
+      {"bad prior",
+       kSchema,
+       ok,
+       probit_ok + " --prior 'normal(0)'",
+       64,
+       {"--prior", "takes 2 numbers"}},
+      {"sigma for logistic",
+       kSchema,
+       ok,
+       "--model logistic --schema s.json --data d.csv --sigma 2",
+       64,
+       {"--sigma", "no sigma"}},
+      {"invalid schema JSON", "{\"columns\": [", ok, probit_ok, 78, {"s.json", "not valid JSON"}},
+      {"schema without bounds",
+       R"({"columns": [{"name": "age", "role": "target", "type": "real"}]})",
+       ok,
+       "--model linear --schema s.json --data d.csv",
+       78,
+       {"s.json", "columns[0] ('age').bounds"}},
+      {"normal with features",
+       kSchema,
+       ok,
+       "--model normal --schema s.json --data d.csv",
+       64,
+       {"--model", "'died' is binary"}},
+      {"missing schema file",
+       "",
+       ok,
+       "--model probit --schema nope.json --data d.csv",
+       66,
+       {"nope.json"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::filesystem::remove(dir / "s.json");
+    if (!c.schema.empty()) write(dir / "s.json", c.schema);
+    write(dir / "d.csv", c.csv);
+    const auto r = run_cli(in_dir("sample " + c.args + " --seed 1 --quiet --out o", dir), dir);
+    EXPECT_EQ(r.exit_code, c.code) << r.err;
+    for (const auto& f : c.fragments)
+      EXPECT_NE(r.err.find(f), std::string::npos) << f << "\n" << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "o" / "report.json"));
+  }
+}
+
+}  // namespace
+}  // namespace dpmcmc::test

@@ -1,0 +1,111 @@
+// The design built from a CSV and its schema: the encoding, the public bounds it promises, the
+// curator's counts, and each refusal with file, line and column.
+#include "data/design.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+namespace dpmcmc {
+namespace {
+
+using nlohmann::json;
+
+DataSchema schema(bool intercept = true) {
+  json doc = json::parse(R"({"columns": [
+    {"name": "id", "role": "ignored"},
+    {"name": "age", "role": "feature", "type": "real", "bounds": [20, 80], "outside": "clip"},
+    {"name": "dose", "role": "feature", "type": "real", "bounds": [-2, 6], "rescale": false,
+     "missing": {"impute": 1}},
+    {"name": "sex", "role": "feature", "type": "binary", "levels": ["f", "m"]},
+    {"name": "arm", "role": "feature", "type": "categorical", "levels": ["a", "b", "c"]},
+    {"name": "died", "role": "target", "type": "binary"}]})");
+  doc["intercept"] = intercept;
+  return parse_schema(doc, "s.json");
+}
+
+// Columns in another order than the schema's, quoted labels, NA imputed, a value clipped.
+constexpr const char* kCsv =
+    "died,arm,\"sex\",dose,age,id\n"
+    "1,a,f,0.5,50,x1\n"
+    "0,\"c\",m,NA,95,x2\n"
+    "1,b,m,-2,20,x3\n"
+    "0,c,f,6,80,x4\n"
+    "1,a,m,3,35,x5\n"
+    "0,b,f,2,65,x6\n"
+    "1,c,m,1,44,x7\n";
+
+TEST(Design, EncodesByTheSchemaOnly) {
+  const Design d = parse_design(kCsv, "d.csv", schema());
+  EXPECT_EQ(d.coefficient_names,
+            (std::vector<std::string>{"intercept", "age", "dose", "sex", "arm_b", "arm_c"}));
+  EXPECT_EQ(d.data.columns,
+            (std::vector<std::string>{"x.1", "x.2", "x.3", "x.4", "x.5", "x.6", "y"}));
+  ASSERT_EQ(d.data.rows(), 7u);
+  const Mat& x = d.data.x;
+  // Row 1: age 50 → (50 − 50)/30 = 0; dose raw; sex f = 0; arm a is the reference.
+  EXPECT_EQ(x.row(0), (Eigen::RowVectorXd(7) << 1, 0, 0.5, 0, 0, 0, 1).finished());
+  // Row 2: age 95 clipped to 80 → 1; dose NA → 1; m = 1; arm c.
+  EXPECT_EQ(x.row(1), (Eigen::RowVectorXd(7) << 1, 1, 1, 1, 0, 1, 0).finished());
+  EXPECT_EQ(x(2, 1), -1.0);  // age 20 → −1
+  EXPECT_EQ(x(2, 4), 1.0);   // arm b
+  // Bounds: rescaled 1, dose max(|−2|, |6|) = 6, each categorical contributes 1 to R².
+  EXPECT_EQ(d.column_bounds, (std::vector<double>{1, 1, 6, 1, 1, 1}));
+  EXPECT_DOUBLE_EQ(d.row_norm_bound, std::sqrt(1 + 1 + 36 + 1 + 1));
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    EXPECT_LE(x.row(i).head(6).norm(), d.row_norm_bound);
+    for (Eigen::Index j = 0; j < 6; ++j) EXPECT_LE(std::abs(x(i, j)), d.column_bounds[j]);
+  }
+  // The curator's counts.
+  const json rep = d.report.to_json();
+  EXPECT_EQ(rep["columns"][0], (json{{"column", "age"}, {"clipped", 1}, {"imputed", 0}}));
+  EXPECT_EQ(rep["columns"][1], (json{{"column", "dose"}, {"clipped", 0}, {"imputed", 1}}));
+}
+
+TEST(Design, WithoutInterceptEveryLevelHasAColumn) {
+  const Design d = parse_design(kCsv, "d.csv", schema(false));
+  EXPECT_EQ(d.coefficient_names,
+            (std::vector<std::string>{"age", "dose", "sex", "arm_a", "arm_b", "arm_c"}));
+  EXPECT_EQ(d.data.x.row(0).head(6).sum(), 0.5 + 1);  // arm a now 1
+  EXPECT_DOUBLE_EQ(d.row_norm_bound, std::sqrt(1 + 36 + 1 + 1));
+}
+
+void expect_refused(const std::string& csv, const std::string& fragment) {
+  try {
+    parse_design(csv, "d.csv", schema());
+    ADD_FAILURE() << "accepted: " << csv;
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("d.csv"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Design, RefusesWhatTheSchemaDoesNotAllow) {
+  const std::string head = "died,arm,sex,dose,age,id\n";
+  std::string rows;
+  for (int i = 0; i < 7; ++i) rows += "1,a,f,0.5,50,x\n";
+  expect_refused(head + "2,a,f,0.5,50,x\n" + rows, "line 2, column 1 ('died'): '2' is not 0 or 1");
+  expect_refused(head + "1,d,f,0.5,50,x\n" + rows,
+                 "'d' is not one of the declared levels (a, b, c)");
+  expect_refused(head + "1,a,x,0.5,50,x\n" + rows, "column 3 ('sex')");
+  expect_refused(head + "1,a,f,9,50,x\n" + rows, "9 is outside the declared bounds [-2, 6]");
+  expect_refused(head + "1,a,f,0.5,NA,x\n" + rows, "line 2, column 5 ('age'): missing value");
+  expect_refused(head + "1,a,f,0.5,abc,x\n" + rows, "'abc' is not a finite number");
+  expect_refused(head + "1,a,f,0.5,inf,x\n" + rows, "'inf' is not a finite number");
+  expect_refused("died,arm,sex,dose,age,id,extra\n1,a,f,0.5,50,x,3\n",
+                 "column 7 ('extra'): not declared");
+  expect_refused("died,arm,sex,dose,id\n1,a,f,0.5,x\n", "'age'");
+  expect_refused(head, "no data rows");
+  expect_refused(head + "1,a,f,0.5,50,x\n", "1 rows for 6 coefficients");
+}
+
+TEST(Design, CountsMustBeWhole) {
+  const DataSchema s = parse_schema(json::parse(R"({"columns": [
+    {"name": "n", "role": "target", "type": "count", "bounds": [0, 10]}]})"),
+                                    "s.json");
+  EXPECT_THROW(parse_design("n\n1\n2.5\n", "d.csv", s), DataError);
+  EXPECT_EQ(parse_design("n\n1\n2\n", "d.csv", s).data.x.col(1).sum(), 3.0);
+}
+
+}  // namespace
+}  // namespace dpmcmc
