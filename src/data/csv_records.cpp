@@ -43,13 +43,18 @@ bool CsvRecords::next(std::vector<std::string>& cells) {
 }
 
 bool CsvRecords::read_record(std::vector<std::string>& cells) {
-  // Skip blank and comment lines.
+  // Before the header, blank and comment lines are skipped. After it a '#' starts a cell like any
+  // other character (an id "#12" is data), and a blank line is skipped only when it cannot be a
+  // record: with a one-column header it is one record with an empty (missing) cell, which the
+  // schema's missing policy then handles instead of n silently shrinking.
+  const bool in_header = header_.empty();
   for (;;) {
     if (pos_ >= text_.size()) return false;
     std::size_t p = pos_;
     while (p < text_.size() && is_blank(text_[p])) ++p;
     const bool blank = p >= text_.size() || text_[p] == '\n' || text_[p] == '\r';
-    if (!blank && text_[p] != '#') break;
+    const bool skip = in_header ? blank || text_[p] == '#' : blank && header_.size() > 1;
+    if (!skip) break;
     const std::size_t nl = text_.find('\n', p);
     pos_ = nl == std::string_view::npos ? text_.size() : nl + 1;
     ++line_;

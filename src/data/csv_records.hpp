@@ -4,10 +4,11 @@
 // A record is a line of cells separated by commas. A cell may be wrapped in double quotes; inside
 // quotes a comma or a line break is part of the cell and "" stands for one quote character.
 // Spaces and tabs around an unquoted cell are dropped. "\r\n" line ends and a UTF-8 byte-order
-// mark are accepted; blank lines and lines whose first character is '#' are skipped. The first
-// record is the header. DataError (65) naming file and line for an unterminated quote, text after
-// a closing quote, an empty or duplicate header name, or a record with a different number of
-// cells than the header.
+// mark are accepted. Blank lines and lines whose first character is '#' are skipped before the
+// header (the first record); after it '#' is data, and a blank line is skipped when the header
+// has several columns but is a record with one empty cell when it has one. DataError (65) naming
+// file and line for an unterminated quote, text after a closing quote, an empty or duplicate header
+// name, or a record with a different number of cells than the header.
 #pragma once
 
 #include <cstddef>

@@ -19,7 +19,7 @@ bool is_missing(const std::string& cell) {
 
 // The whole cell as a finite double (an optional leading '+'), or false.
 bool parse_finite(std::string_view cell, double& value) {
-  if (cell.size() > 1 && cell.front() == '+') cell.remove_prefix(1);
+  if (cell.size() > 1 && cell.front() == '+' && cell[1] != '-') cell.remove_prefix(1);
   const auto r = std::from_chars(cell.data(), cell.data() + cell.size(), value);
   return r.ec == std::errc() && r.ptr == cell.data() + cell.size() && std::isfinite(value);
 }
@@ -33,7 +33,9 @@ struct Encoder {
   std::size_t report = 0;  // index in DesignReport::columns
 
   // Design values of this column for `cell` written at out[first..first+width).
-  double value(const std::string& text, const std::string& where, DesignReport& rep) const {
+  // `where` names the cell in a message; called only to throw.
+  template <class Where>
+  double value(const std::string& text, const Where& where, DesignReport& rep) const {
     const ColumnSchema& c = *col;
     const std::string* cell = &text;
     if (is_missing(text)) {
@@ -42,36 +44,37 @@ struct Encoder {
             fmt::format("{}: missing value (empty or NA) and the schema says "
                         "\"missing\": \"reject\" (give {{\"impute\": VALUE}} to fill "
                         "it with a public constant)",
-                        where));
+                        where()));
       ++rep.columns[report].imputed;
       cell = &*c.impute;
     }
     if (c.type == ColumnType::categorical || (c.type == ColumnType::binary && !c.levels.empty())) {
       const auto it = std::find(c.levels.begin(), c.levels.end(), *cell);
       if (it == c.levels.end())
-        throw DataError(fmt::format("{}: '{}' is not one of the declared levels ({})", where, *cell,
-                                    fmt::join(c.levels, ", ")));
+        throw DataError(fmt::format("{}: '{}' is not one of the declared levels ({})", where(),
+                                    *cell, fmt::join(c.levels, ", ")));
       return static_cast<double>(it - c.levels.begin());
     }
     double v = 0.0;
     if (!parse_finite(*cell, v))
-      throw DataError(fmt::format("{}: '{}' is not a finite number", where, *cell));
+      throw DataError(fmt::format("{}: '{}' is not a finite number", where(), *cell));
     if (c.type == ColumnType::binary) {
       if (v != 0.0 && v != 1.0)
         throw DataError(
             fmt::format("{}: '{}' is not 0 or 1 (a binary column; give \"levels\" for "
                         "labels)",
-                        where, *cell));
+                        where(), *cell));
       return v;
     }
     if (c.type == ColumnType::count && v != std::floor(v))
-      throw DataError(fmt::format("{}: '{}' is not a whole number (a count column)", where, *cell));
+      throw DataError(
+          fmt::format("{}: '{}' is not a whole number (a count column)", where(), *cell));
     if (v < c.low || v > c.high) {
       if (!c.clip_outside)
         throw DataError(
             fmt::format("{}: {} is outside the declared bounds [{}, {}] and the schema "
                         "says \"outside\": \"reject\" (\"clip\" clips it instead)",
-                        where, *cell, c.low, c.high));
+                        where(), *cell, c.low, c.high));
       ++rep.columns[report].clipped;
       v = std::clamp(v, c.low, c.high);
     }
@@ -99,6 +102,25 @@ struct Layout {
 };
 
 // Builds the design's names and bounds from the schema; csv indices are filled by the caller.
+// The schema's impute value of e's column encodes like a cell and lies within the bounds:
+// checked before any row is read, so that a bad value fails whatever the data hold.
+void check_impute(const Encoder& e, const DataSchema& schema, std::size_t columns) {
+  if (!e.col->impute) return;
+  DesignReport scratch;
+  scratch.columns.resize(columns);
+  const auto where = [&] {
+    return fmt::format("{}: column '{}', missing.impute", schema.source, e.col->name);
+  };
+  try {
+    e.value(*e.col->impute, where, scratch);
+  } catch (const DataError& err) {
+    throw ConfigError(err.what());
+  }
+  if (scratch.columns[e.report].clipped > 0)
+    throw ConfigError(fmt::format("{}: {} lies outside the bounds [{}, {}]", where(),
+                                  *e.col->impute, e.col->low, e.col->high));
+}
+
 Layout layout(const DataSchema& schema, Design& d) {
   Layout l;
   d.intercept = schema.intercept;
@@ -135,8 +157,20 @@ Layout layout(const DataSchema& schema, Design& d) {
     }
     l.features.push_back(e);
   }
+  if (l.target.col == nullptr)
+    throw ConfigError(fmt::format("{}: no target column", schema.source));
+  for (const Encoder& e : l.features) check_impute(e, schema, d.report.columns.size());
+  check_impute(l.target, schema, d.report.columns.size());
   d.row_norm_bound = std::sqrt(r2);
   for (std::size_t j = 0; j < d.coefficient_names.size(); ++j) {
+    // Names the families use for their own parameters (models/glm.hpp).
+    const bool reserved = d.coefficient_names[j] == "log_sigma" ||
+                          (d.coefficient_names[j] == "intercept" && !(schema.intercept && j == 0));
+    if (reserved)
+      throw ConfigError(
+          fmt::format("{}: a coefficient would be named '{}', which the models "
+                      "reserve (intercept, log_sigma); rename the column",
+                      schema.source, d.coefficient_names[j]));
     for (std::size_t k = 0; k < j; ++k) {
       if (d.coefficient_names[j] == d.coefficient_names[k])
         throw ConfigError(
@@ -202,8 +236,10 @@ Design parse_design(std::string_view text, const std::string& source, const Data
   std::size_t n = 0;
   while (records.next(cells)) {
     auto where = [&](const Encoder& e) {
-      return fmt::format("{}, line {}, column {} ('{}')", source, records.line(), e.csv_index + 1,
-                         e.col->name);
+      return [&] {
+        return fmt::format("{}, line {}, column {} ('{}')", source, records.line(), e.csv_index + 1,
+                           e.col->name);
+      };
     };
     const std::size_t base = values.size();
     values.resize(base + p + 1, 0.0);

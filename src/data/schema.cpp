@@ -69,9 +69,13 @@ class SchemaReader {
              "from the data)");
       col.low = (*b)[0].get<double>();
       col.high = (*b)[1].get<double>();
-      if (!(std::isfinite(col.low) && std::isfinite(col.high) && col.low < col.high))
+      // |bound| ≤ 1e150 keeps high − low and the squared row norm finite (data/design.hpp).
+      constexpr double kMaxBound = 1e150;
+      if (!(std::abs(col.low) <= kMaxBound && std::abs(col.high) <= kMaxBound &&
+            col.low < col.high))
         fail(where + ".bounds",
-             fmt::format("expected finite low < high, got [{}, {}]", col.low, col.high));
+             fmt::format("expected low < high, each at most 1e150 in magnitude, got [{}, {}]",
+                         col.low, col.high));
       if (col.type == ColumnType::count && col.low < 0.0)
         fail(where + ".bounds", fmt::format("a count cannot be negative; got low = {}", col.low));
     } else if (c.contains("bounds")) {
@@ -96,6 +100,8 @@ class SchemaReader {
                                     ? "expected at least two labels [\"a\", \"b\", ...]"
                                     : fmt::format("a {} column has no levels", type));
       for (std::size_t j = 0; j < col.levels.size(); ++j) {
+        if (col.levels[j].empty() || col.levels[j] == "NA")
+          fail(where + ".levels", "\"\" and \"NA\" mark missing cells and cannot be levels");
         if (std::find(col.levels.begin(), col.levels.begin() + static_cast<std::ptrdiff_t>(j),
                       col.levels[j]) != col.levels.begin() + static_cast<std::ptrdiff_t>(j))
           fail(where + ".levels", fmt::format("'{}' appears twice", col.levels[j]));

@@ -23,9 +23,12 @@ double log_ndtr(double t) {
   return -0.5 * t * t - kLogSqrt2Pi - std::log(-t) + std::log1p(u * (-1.0 + u * (3.0 - 15.0 * u)));
 }
 
-// φ(t)/Φ(t), the derivative of log Φ.
+// φ(t)/Φ(t), the derivative of log Φ. Below −30 from the same series, φ/Φ ≈ −t/(1 − u + 3u² −
+// 15u³) with u = 1/t², which avoids cancelling two terms of size t²/2.
 double inverse_mills(double t) {
-  return std::exp(-0.5 * t * t - kLogSqrt2Pi - log_ndtr(t));
+  if (t > -30.0) return std::exp(-0.5 * t * t - kLogSqrt2Pi - log_ndtr(t));
+  const double u = 1.0 / (t * t);
+  return -t / (1.0 + u * (-1.0 + u * (3.0 - 15.0 * u)));
 }
 
 double softplus(double z) {
@@ -219,11 +222,18 @@ Dataset GlmModel::simulate(const Vec& theta, std::size_t n, Rng& rng) const {
   const bool intercept =
       !spec_.coefficient_names.empty() && spec_.coefficient_names[0] == "intercept";
   const double sigma = sampled_sigma() ? std::exp(theta(p)) : spec_.sigma.value_or(1.0);
+  const Eigen::Index first = intercept ? 1 : 0;
+  const double room = std::sqrt(
+      std::max(0.0, spec_.row_norm_bound * spec_.row_norm_bound - (intercept ? 1.0 : 0.0)));
   for (Eigen::Index i = 0; i < d.x.rows(); ++i) {
-    for (Eigen::Index j = 0; j < p; ++j) {
+    if (intercept) d.x(i, 0) = 1.0;
+    for (Eigen::Index j = first; j < p; ++j) {
       const double b = spec_.column_bounds[static_cast<std::size_t>(j)];
-      d.x(i, j) = intercept && j == 0 ? 1.0 : b * (2.0 * rng.uniform() - 1.0);
+      d.x(i, j) = b * (2.0 * rng.uniform() - 1.0);
     }
+    // Within the declared row-norm bound, as the design builder guarantees for real rows.
+    const double norm = d.x.row(i).segment(first, p - first).norm();
+    if (norm > room) d.x.row(i).segment(first, p - first) *= room / norm;
     const double z = d.x.row(i).head(p).dot(theta.head(p));
     double y = 0.0;
     switch (spec_.family) {

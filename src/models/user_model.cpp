@@ -58,6 +58,11 @@ void set_priors(const UserModelSpec& spec, const Design& d, GlmSpec& g) {
         found = true;
       }
     }
+    if (!found && o.target.empty())
+      throw UsageError(
+          fmt::format("--prior {}: applies to every coefficient but the intercept, "
+                      "and the model has none (name one: intercept=..., sigma=...)",
+                      text));
     if (!found && !o.target.empty())
       throw UsageError(fmt::format("--prior {}: no parameter '{}'; the parameters are {}{}", text,
                                    o.target, fmt::join(d.coefficient_names, ", "),

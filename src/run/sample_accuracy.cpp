@@ -72,7 +72,7 @@ json sample_accuracy(const SampleSpec& spec, const Preset& preset, const Model& 
                      std::uint64_t seed, SampleOutcome& out) {
   json accuracy = json::object();
   // On a user's private data the comparison would be an unaccounted, non-private release.
-  if (find_private_sampler(spec.sampler) != nullptr && spec.data_file) {
+  if (find_private_sampler(spec.sampler) != nullptr && on_callers_rows(spec)) {
     accuracy["skipped"] =
         "private sampler on user data: the exact posterior of private data is not released";
     return accuracy;

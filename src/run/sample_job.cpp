@@ -98,11 +98,17 @@ void apply_start_rule(const SampleSpec& spec, const Preset& preset, const Model&
                       const Dataset& data, std::uint64_t data_seed, RunConfig& run) {
   if (spec.init_given) return;
   run.init.centre = preset.start_centre;
-  const bool private_user_data = is_private_sampler(spec.sampler) && spec.data_file;
+  const bool private_user_data = is_private_sampler(spec.sampler) && on_callers_rows(spec);
   if (preset.start_sd) {  // a fixed public spread needs no data (the user models have one)
     run.init.spread = *preset.start_sd;
     return;
   }
+  // A caller's model has no public synthetic data to take the spread from.
+  if (private_user_data && spec.custom_model)
+    throw UsageError(
+        fmt::format("model '{}': a private run needs a public starting spread "
+                    "(Preset::start_sd) or explicit starting points",
+                    preset.name));
   run.init.spread =
       private_user_data
           ? start_deviation(preset, model, simulate_preset(preset, model, data_seed), data_seed)
@@ -327,6 +333,10 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
 }
 
 }  // namespace
+
+bool on_callers_rows(const SampleSpec& spec) {
+  return spec.data_file || spec.user_model || spec.custom_model;
+}
 
 bool is_private_sampler(const std::string& sampler) {
   return find_private_sampler(sampler) != nullptr;

@@ -118,6 +118,10 @@ struct SampleOutcome {
 
 // Whether `sampler` is a private sampler (reaches the data only through PrivateData).
 bool is_private_sampler(const std::string& sampler);
+// Whether the run's rows are the caller's (--data, a user model, a custom model) rather than a
+// preset's public synthetic or public data: then nothing computed from them without noise (an
+// exact reference posterior, a starting spread) may shape what is published.
+bool on_callers_rows(const SampleSpec& spec);
 
 // Runs the job. Throws UsageError/ConfigError/DataError/NoInputError/OutputError for bad input
 // before any chain starts.

@@ -19,9 +19,9 @@ std::vector<std::vector<std::string>> all_records(std::string_view text) {
 
 TEST(CsvRecords, QuotedCellsKeepCommasQuotesAndLineBreaks) {
   const auto rows = all_records(
-      "\xEF\xBB\xBF\"name\", note ,x\r\n"
+      "\xEF\xBB\xBF# a comment\n\"name\", note ,x\r\n"
       "\"Smith, J.\",\"said \"\"hi\"\"\", 1.5 \r\n"
-      "\n# a comment\n"
+      "\n"
       "plain,\"two\nlines\",NA\n"
       ",,\n");
   ASSERT_EQ(rows.size(), 4u);
@@ -29,6 +29,15 @@ TEST(CsvRecords, QuotedCellsKeepCommasQuotesAndLineBreaks) {
   EXPECT_EQ(rows[1], (std::vector<std::string>{"Smith, J.", "said \"hi\"", "1.5"}));
   EXPECT_EQ(rows[2], (std::vector<std::string>{"plain", "two\nlines", "NA"}));
   EXPECT_EQ(rows[3], (std::vector<std::string>{"", "", ""}));
+}
+
+// After the header '#' is data, and a blank line of a one-column file is a missing cell (a row
+// must never disappear silently); with several columns a blank line is skipped.
+TEST(CsvRecords, AfterTheHeaderCommentsAreDataAndBlankLinesCount) {
+  EXPECT_EQ(all_records("# note\nid,x\n#12,3\n\n7,8\n"),
+            (std::vector<std::vector<std::string>>{{"id", "x"}, {"#12", "3"}, {"7", "8"}}));
+  EXPECT_EQ(all_records("x\n1\n\n3\n"),
+            (std::vector<std::vector<std::string>>{{"x"}, {"1"}, {""}, {"3"}}));
 }
 
 TEST(CsvRecords, LineNumbersCountLinesInsideQuotes) {

@@ -62,6 +62,47 @@ TEST(Design, EncodesByTheSchemaOnly) {
   EXPECT_EQ(rep["columns"][1], (json{{"column", "dose"}, {"clipped", 0}, {"imputed", 1}}));
 }
 
+// A row with every feature at its largest magnitude (and a non-reference level) reaches R.
+TEST(Design, TheRowNormBoundIsReachedByTheWorstRow) {
+  std::string csv = "died,arm,sex,dose,age,id\n1,c,m,6,80,w\n";
+  for (int i = 0; i < 6; ++i) csv += "0,a,f,1,50,x\n";
+  const Design d = parse_design(csv, "d.csv", schema());
+  EXPECT_DOUBLE_EQ(d.data.x.row(0).head(6).norm(), d.row_norm_bound);
+  for (Eigen::Index i = 1; i < 7; ++i) EXPECT_LT(d.data.x.row(i).head(6).norm(), d.row_norm_bound);
+}
+
+// The impute value is checked against the schema before any row is read, whether or not a
+// cell is missing; names the models use for their own parameters are refused.
+TEST(Design, SchemaLevelProblemsFailWhateverTheRows) {
+  const auto with = [](const char* column) {
+    json doc = json::parse(R"({"columns": [
+      {"name": "y", "role": "target", "type": "binary"}]})");
+    doc["columns"].push_back(json::parse(column));
+    return parse_schema(doc, "s.json");
+  };
+  const std::string csv = "y,a\n1,1\n0,2\n1,3\n";
+  for (
+      const char* bad :
+      {R"({"name": "a", "role": "feature", "type": "real", "bounds": [0, 5], "missing": {"impute": "x"}})",
+       R"({"name": "a", "role": "feature", "type": "real", "bounds": [0, 5], "outside": "clip", "missing": {"impute": 9}})",
+       R"({"name": "a", "role": "feature", "type": "count", "bounds": [0, 5], "missing": {"impute": 1.5}})",
+       R"({"name": "a", "role": "feature", "type": "categorical", "levels": ["1", "2", "3"], "missing": {"impute": "4"}})",
+       R"({"name": "log_sigma", "role": "feature", "type": "real", "bounds": [0, 5]})"}) {
+    std::string text = csv;
+    if (std::string(bad).find("log_sigma") != std::string::npos)
+      text = "y,log_sigma\n1,1\n0,2\n1,3\n";
+    EXPECT_THROW(parse_design(text, "d.csv", with(bad)), ConfigError) << bad;
+  }
+  EXPECT_THROW(parse_schema(json::parse(R"({"columns": [
+      {"name": "y", "role": "target", "type": "real", "bounds": [-1e300, 1e300]}]})"),
+                            "s.json"),
+               ConfigError);
+  EXPECT_THROW(parse_schema(json::parse(R"({"columns": [
+      {"name": "y", "role": "target", "type": "categorical", "levels": ["a", "NA"]}]})"),
+                            "s.json"),
+               ConfigError);
+}
+
 TEST(Design, WithoutInterceptEveryLevelHasAColumn) {
   const Design d = parse_design(kCsv, "d.csv", schema(false));
   EXPECT_EQ(d.coefficient_names,
@@ -92,6 +133,7 @@ TEST(Design, RefusesWhatTheSchemaDoesNotAllow) {
   expect_refused(head + "1,a,f,0.5,NA,x\n" + rows, "line 2, column 5 ('age'): missing value");
   expect_refused(head + "1,a,f,0.5,abc,x\n" + rows, "'abc' is not a finite number");
   expect_refused(head + "1,a,f,0.5,inf,x\n" + rows, "'inf' is not a finite number");
+  expect_refused(head + "1,a,f,0.5,+-3,x\n" + rows, "'+-3' is not a finite number");
   expect_refused("died,arm,sex,dose,age,id,extra\n1,a,f,0.5,50,x,3\n",
                  "column 7 ('extra'): not declared");
   expect_refused("died,arm,sex,dose,id\n1,a,f,0.5,x\n", "'age'");

@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # Installs this build into a temporary prefix, builds examples/custom-model against the installed
 # CMake package (find_package(dpmcmc)) as an outside project would, and runs it: its own model,
-# sampled privately through the library. Usage: custom_model_test.sh BUILD_DIR SOURCE_DIR
+# sampled privately through the library, with the build's generator and compiler.
+# Usage: custom_model_test.sh BUILD_DIR SOURCE_DIR LIBDIR GENERATOR CXX_COMPILER
 set -euo pipefail
 build=$1
 source=$2
+libdir=$3
+generator=$4
+compiler=$5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" > "$tmp/install.log"
-test -f "$tmp/prefix/lib/cmake/dpmcmc/dpmcmcConfig.cmake"
+test -f "$tmp/prefix/$libdir/cmake/dpmcmc/dpmcmcConfig.cmake"
 test -f "$tmp/prefix/include/dpmcmc/models/model.hpp"
 test -x "$tmp/prefix/bin/dpmcmc"
-cmake -S "$source/examples/custom-model" -B "$tmp/b" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/configure.log"
+cmake -S "$source/examples/custom-model" -B "$tmp/b" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/configure.log"
 cmake --build "$tmp/b" > "$tmp/build.log"
 "$tmp/b/custom_model" "$tmp/out" | tee "$tmp/run.log"
 test -f "$tmp/out/report.json"
