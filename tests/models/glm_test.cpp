@@ -81,7 +81,7 @@ TEST(Glm, LogLikelihoodMatchesBoost) {
     const auto model = make_glm_model(spec_of(c.family, p, c.sigma));
     const Mat rows = rows_with(c.y, p, rng);
     Vec theta(model->dim());
-    theta << 0.3, -1.2, 0.8;
+    theta.head(3) << 0.3, -1.2, 0.8;
     if (model->dim() == 4) theta(3) = std::log(0.9);
     const double sigma = c.sigma.value_or(0.9);
     Vec out(rows.rows());
