@@ -6,7 +6,7 @@ SAN_BUILD ?= build-sanitize
 JOBS ?= $(shell nproc)
 OUT ?= out/run
 
-.PHONY: all deps configure build run test test-long test-sanitize bench bench-rstan format clean
+.PHONY: all deps configure build run test python-test test-long test-sanitize bench bench-rstan format clean
 
 all: build
 
@@ -27,13 +27,17 @@ run: build
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE long --timeout 900
 
+# The Python package's pytest suite alone (also part of `make test`).
+python-test: build
+	ctest --test-dir $(BUILD) --output-on-failure -L python
+
 # Long statistical runs and reproductions; not run by CI.
 test-long: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L long
 
 # The default suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-sanitize: deps
-	@cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Sanitize -DDPMCMC_BUILD_BENCH=OFF >/dev/null
+	@cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Sanitize -DDPMCMC_BUILD_BENCH=OFF -DDPMCMC_BUILD_PYTHON=OFF >/dev/null
 	@cmake --build $(SAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(SAN_BUILD) --output-on-failure -j $(JOBS) -LE "long|slow" --timeout 1800

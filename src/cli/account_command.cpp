@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "cli/commands.hpp"
+#include "cli/in_process.hpp"
 #include "cli/options.hpp"
 #include "cli/sampler_options.hpp"
 #include "core/error.hpp"
@@ -44,7 +45,20 @@ struct AccountArgs {
   std::string rdp_conversion;
   std::vector<double> rdp_orders;
   bool json = false;
+  // In-process callers (the Python module): the --json answer goes here instead of stdout.
+  nlohmann::json* result = nullptr;
 };
+
+// The machine-readable answer, when asked for: true when it was given (printed or handed over).
+bool give_json(const AccountArgs& a, const nlohmann::json& answer) {
+  if (a.result != nullptr) {
+    *a.result = answer;
+    return true;
+  }
+  if (!a.json) return false;
+  fmt::print("{}\n", answer.dump(2));
+  return true;
+}
 
 AccountantOptions accountant_options(const AccountArgs& a) {
   AccountantOptions o = AccountantOptions::object();
@@ -91,10 +105,7 @@ void run_mechanism(const AccountArgs& a) {
   const AccountQuery query =
       a.delta ? AccountQuery::epsilon_at(*a.delta) : AccountQuery::delta_at(*a.epsilon);
   const auto rows = account_rows(events, query, a.accountants, accountant_options(a));
-  if (a.json) {
-    fmt::print("{}\n", account_rows_to_json(rows).dump(2));
-    return;
-  }
+  if (give_json(a, account_rows_to_json(rows))) return;
   fmt::print(
       "{} x {} (sigma {}, sensitivity {}{})\n", a.compositions, a.mechanism, a.sigma, a.sensitivity,
       spec.sampling == Sampling::none ? "" : fmt::format(", {} sampling q = {}", a.sampling, a.q));
@@ -166,20 +177,17 @@ void run_sampler_budget(const AccountArgs& a, const SamplerTemplate& t) {
                                                a.accountants, options, t.coordinates);
   const auto rows =
       plan_rows({*a.epsilon, plan.accountant_delta}, t.per_iteration, a.accountants, options);
-  if (a.json) {
-    fmt::print("{}\n", nlohmann::json{{"sampler", a.sampler},
-                                      {"model", a.model},
-                                      {"n", t.n},
-                                      {"budget", {{"epsilon", *a.epsilon}, {"delta", t.delta}}},
-                                      {"delta_accountants", plan.accountant_delta},
-                                      {"delta_discretisation", plan.discretisation_delta},
-                                      {"planned_by", plan.tightest.best.accountant},
-                                      {"iterations_allowed", plan.tightest.best.iterations},
-                                      {"iterations_per_chain", plan.split.per_chain},
-                                      {"accountants", plan_rows_to_json(rows)}}
-                           .dump(2));
+  if (give_json(a, {{"sampler", a.sampler},
+                    {"model", a.model},
+                    {"n", t.n},
+                    {"budget", {{"epsilon", *a.epsilon}, {"delta", t.delta}}},
+                    {"delta_accountants", plan.accountant_delta},
+                    {"delta_discretisation", plan.discretisation_delta},
+                    {"planned_by", plan.tightest.best.accountant},
+                    {"iterations_allowed", plan.tightest.best.iterations},
+                    {"iterations_per_chain", plan.split.per_chain},
+                    {"accountants", plan_rows_to_json(rows)}}))
     return;
-  }
   fmt::print(
       "{} on {} (n = {}): iterations allowed by (epsilon {:g}, delta {:g}); the accountants "
       "use delta {:.6g}, the discrete noise adds {:.3g}\n",
@@ -205,18 +213,15 @@ void run_sampler_iterations(const AccountArgs& a, const SamplerTemplate& t) {
   const double discretisation =
       std::isfinite(best) ? discretisation_delta_of(share, *a.iterations, t.coordinates, best)
                           : 0.0;
-  if (a.json) {
-    fmt::print("{}\n", nlohmann::json{{"sampler", a.sampler},
-                                      {"model", a.model},
-                                      {"n", t.n},
-                                      {"iterations", *a.iterations},
-                                      {"delta", t.delta},
-                                      {"delta_accountants", accountant_delta},
-                                      {"delta_discretisation", discretisation},
-                                      {"accountants", account_rows_to_json(rows)}}
-                           .dump(2));
+  if (give_json(a, {{"sampler", a.sampler},
+                    {"model", a.model},
+                    {"n", t.n},
+                    {"iterations", *a.iterations},
+                    {"delta", t.delta},
+                    {"delta_accountants", accountant_delta},
+                    {"delta_discretisation", discretisation},
+                    {"accountants", account_rows_to_json(rows)}}))
     return;
-  }
   fmt::print(
       "{} on {} (n = {}): epsilon of {} iteration(s) at delta {:.6g} (the accountants' share of "
       "{:g}; the discrete noise adds {:.3g} at the tightest epsilon)\n",
@@ -247,12 +252,7 @@ void run_sampler(const AccountArgs& a) {
   }
 }
 
-}  // namespace
-
-void add_account_command(CLI::App& app) {
-  auto a = std::make_shared<AccountArgs>();
-  auto* cmd = app.add_subcommand(
-      "account", "Privacy accounting: epsilon(delta), delta(epsilon), iterations allowed");
+void add_account_options(CLI::App* cmd, AccountArgs* a) {
   auto* mech = cmd->add_option("--mechanism", a->mechanism, "gaussian or subsampled-gaussian");
   std::vector<std::string> names;
   for (const auto& name : private_sampler_names()) names.push_back(name);
@@ -302,18 +302,40 @@ void add_account_command(CLI::App& app) {
     for (const auto& n : accountant_names()) s += (s.empty() ? "" : ", ") + n;
     return s;
   }());
-  cmd->callback([a] {
-    check_budget_values(*a);
-    if (!a->mechanism.empty()) {
-      run_mechanism(*a);
-    } else if (!a->sampler.empty()) {
-      run_sampler(*a);
-    } else {
-      throw UsageError(
-          "account: give --mechanism (epsilon or delta of releases) or --sampler (iterations "
-          "allowed, or epsilon of --iterations)");
-    }
-  });
+}
+
+void run_account(const AccountArgs& a) {
+  check_budget_values(a);
+  if (!a.mechanism.empty()) {
+    run_mechanism(a);
+  } else if (!a.sampler.empty()) {
+    run_sampler(a);
+  } else {
+    throw UsageError(
+        "account: give --mechanism (epsilon or delta of releases) or --sampler (iterations "
+        "allowed, or epsilon of --iterations)");
+  }
+}
+
+}  // namespace
+
+void add_account_command(CLI::App& app) {
+  auto a = std::make_shared<AccountArgs>();
+  auto* cmd = app.add_subcommand(
+      "account", "Privacy accounting: epsilon(delta), delta(epsilon), iterations allowed");
+  add_account_options(cmd, a.get());
+  cmd->callback([a] { run_account(*a); });
+}
+
+nlohmann::json account_in_process(const std::vector<std::string>& args) {
+  AccountArgs a;
+  CLI::App app;
+  add_account_options(app.add_subcommand("account"), &a);
+  const auto lock = parse_in_process(app, "account", args);
+  nlohmann::json answer;
+  a.result = &answer;
+  run_account(a);
+  return answer;
 }
 
 }  // namespace dpmcmc::cli

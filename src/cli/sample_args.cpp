@@ -25,7 +25,7 @@ SampleSpec to_spec(const SampleArgs& a) {
     if (a.data.empty())
       throw UsageError("--schema: describes the columns of --data; give --data FILE too");
     parse_glm_family(a.model);  // UsageError listing the families
-    spec.user_model = UserModelSpec{a.model, a.schema, a.data, a.priors, a.sigma};
+    spec.user_model = UserModelSpec{a.model, a.schema, a.data, a.priors, a.sigma, {}, {}};
   } else if (!a.priors.empty() || a.sigma) {
     throw UsageError(fmt::format("{}: applies to a regression family on --data with --schema",
                                  a.priors.empty() ? "--sigma" : "--prior"));

@@ -127,10 +127,14 @@ std::vector<std::string> user_model_samplers(GlmFamily family) {
 }
 
 UserModel make_user_model(const UserModelSpec& spec) {
-  const DataSchema schema = load_schema(spec.schema_file);
+  const DataSchema schema = spec.schema_doc
+                                ? parse_schema(*spec.schema_doc, spec.schema_file.string())
+                                : load_schema(spec.schema_file);
   // The family and the schema are checked before the private rows are read.
   check_target(parse_glm_family(spec.family), schema.target(), schema.source);
-  auto design = std::make_shared<const Design>(load_design(spec.data_file, schema));
+  auto design = std::make_shared<const Design>(
+      spec.data_text ? parse_design(*spec.data_text, spec.data_file.string(), schema)
+                     : load_design(spec.data_file, schema));
   return make_user_model(spec, schema, std::move(design));
 }
 

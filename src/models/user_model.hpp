@@ -22,6 +22,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,10 @@ struct UserModelSpec {
   std::filesystem::path data_file;
   std::vector<std::string> priors;  // --prior texts, in order
   std::optional<double> sigma;      // --sigma (linear, normal)
+  // In memory instead of the files (the Python module's dicts and arrays): the schema document
+  // and the CSV text. The *_file paths then only name them in messages.
+  std::optional<nlohmann::json> schema_doc;
+  std::optional<std::string> data_text;
 };
 
 struct UserModel {

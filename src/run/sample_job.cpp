@@ -371,6 +371,10 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   }
   const bool private_run = priv.has_value();
   const ColumnSplit columns = split_columns(factory, private_run);
+  out.published_columns = {"lp__", "accept_stat__"};
+  out.published_columns.insert(out.published_columns.end(), columns.published.begin(),
+                               columns.published.end());
+  for (const auto& name : model->param_names()) out.published_columns.push_back(name);
   // split_columns built chain 0's kernel once; its PrivateData made no release.
   const std::filesystem::path curator = curator_dir(spec.out_dir);
   if (private_run) prepare_curator_dir(curator);

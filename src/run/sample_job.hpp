@@ -85,6 +85,9 @@ struct SampleSpec {
 
 struct SampleOutcome {
   RunResult run;
+  // The columns of run's draws that the chain CSVs publish (lp__, accept_stat__, the sampler's
+  // publishable columns, θ); a private run's other sampler columns are curator-only.
+  std::vector<std::string> published_columns;
   // Diagnostics of the published columns (θ, lp__, accept_stat__, publishable sampler columns);
   // a private run's curator-only columns are summarised in curator_summary.
   Summary summary;

@@ -43,7 +43,9 @@ TEST(UserModel, LinearRegressionMatchesTheConjugatePosterior) {
                                   dir / "schema.json",
                                   dir / "data.csv",
                                   {"normal(0, 3)", "intercept=normal(0.5, 3)"},
-                                  1.5};
+                                  1.5,
+                                  {},
+                                  {}};
   spec.run.chains = 4;
   spec.run.seed = 5;
   spec.seed_given = true;

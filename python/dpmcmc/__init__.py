@@ -1,0 +1,309 @@
+"""dpmcmc from Python: Bayesian inference on sensitive data under differential privacy.
+
+    import dpmcmc
+    fit = dpmcmc.sample(model="logistic", X=X, y=y, schema=schema, sampler="dp-penalty",
+                        epsilon=1.0, delta=1e-5, chains=4, seed=1)
+    fit.draws              # numpy array (chain, draw, parameter)
+    fit.param_names        # ["intercept", "age", ...]
+    fit.epsilon_recorded   # {accountant: epsilon composed from the releases the run made}
+    az.from_dict(**fit.to_dict())
+
+Every call runs the same code as the command line (`dpmcmc sample`, `dpmcmc account`) with the
+same checks and messages: keyword arguments are its options (``noise_key_file="k.key"`` is
+``--noise-key-file k.key``), and errors are raised as the exceptions below with the CLI's message
+and exit code. Documentation: docs/python.md.
+"""
+
+import csv
+import io
+import json
+import math
+import os
+import tempfile
+import warnings
+
+import numpy as np
+
+from . import _core
+
+__all__ = [
+    "sample", "account", "Fit", "Error", "UsageError", "DataError", "NoInputError",
+    "ConfigError", "OutputError", "Interrupted",
+]
+
+
+class Error(Exception):
+    """A dpmcmc error: the command line's message; ``exit_code`` is the CLI's exit status."""
+
+    def __init__(self, message, exit_code):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class UsageError(Error, ValueError):
+    """A bad option or option value (the CLI's exit status 64)."""
+
+
+class DataError(Error, ValueError):
+    """Malformed data: a row, cell or value the schema does not allow (65)."""
+
+
+class NoInputError(Error, FileNotFoundError):
+    """An input file that is missing or unreadable (66)."""
+
+
+class ConfigError(Error, ValueError):
+    """A bad configuration: schema, sampler settings, an impossible combination (78)."""
+
+
+class OutputError(Error, OSError):
+    """An output that cannot be written (73)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the run; the draws written to ``out_dir`` are valid but partial."""
+
+    def __init__(self, message, out_dir):
+        super().__init__(message)
+        self.out_dir = out_dir
+
+
+_ERRORS = {64: UsageError, 65: DataError, 66: NoInputError, 73: OutputError, 78: ConfigError}
+
+
+def _call(function, *args, **kwargs):
+    try:
+        return function(*args, **kwargs)
+    except _core.Error as e:
+        code, message = e.args
+        raise _ERRORS.get(code, Error)(message, code) from None
+
+
+def _option(name, value):
+    """A keyword argument as the CLI's option words: tau=0.3 -> ["--tau", "0.3"]."""
+    flag = "--" + name.replace("_", "-")
+    if value is None:
+        return []
+    if isinstance(value, bool):
+        return [f"{flag}={'true' if value else 'false'}"]  # flags and true/false options
+    if isinstance(value, (list, tuple)):
+        words = []
+        for v in value:  # repeatable options (--prior) and vector options (--init)
+            words += [flag, _word(v)]
+        return words
+    return [flag, _word(value)]
+
+
+def _word(value):
+    if isinstance(value, float):
+        return repr(value)  # shortest text that reads back as the same double
+    return str(value)
+
+
+def _schema_document(schema):
+    """The schema as a dict (given as a dict, or a path to its JSON file)."""
+    if isinstance(schema, dict):
+        return schema
+    with open(os.fspath(schema), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _cell(value):
+    if value is None:
+        return "NA"
+    if isinstance(value, (float, np.floating)):
+        return "NA" if math.isnan(value) else repr(float(value))
+    if isinstance(value, (np.integer,)):
+        return str(int(value))
+    return str(value)
+
+
+def _csv_text(schema, X, y):
+    """X (rows x the schema's features, in schema order) and y as CSV text with the schema's
+    column names; NaN and None are missing cells (the schema's missing-value policy applies)."""
+    columns = schema.get("columns", []) if isinstance(schema, dict) else []
+    features = [c.get("name") for c in columns if c.get("role", "feature") == "feature"]
+    targets = [c.get("name") for c in columns if c.get("role") == "target"]
+    if len(targets) != 1:
+        raise ConfigError("schema: expected exactly one column with role 'target'", 78)
+    X = np.asarray(X, dtype=object if np.asarray(X).dtype.kind in "OUS" else float)
+    y = np.asarray(y)
+    if X.ndim == 1 and len(features) == 1:
+        X = X.reshape(-1, 1)
+    if X.ndim != 2 or X.shape[1] != len(features):
+        raise UsageError(
+            f"X: expected a (rows, {len(features)}) array, one column per schema feature "
+            f"({', '.join(features)}), got shape {X.shape}", 64)
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise UsageError(f"y: expected {X.shape[0]} values (one per row of X), got shape {y.shape}",
+                         64)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(features + targets)
+    for row, target in zip(X, y):
+        writer.writerow([_cell(v) for v in row] + [_cell(target)])
+    return out.getvalue()
+
+
+# Stan's sampler columns under ArviZ's sample_stats names.
+_ARVIZ_STATS = {"lp__": "lp", "accept_stat__": "acceptance_rate", "stepsize__": "step_size",
+                "treedepth__": "tree_depth", "n_leapfrog__": "n_steps",
+                "divergent__": "diverging", "energy__": "energy"}
+
+
+class Fit:
+    """The outcome of a run: published draws, the report, and (private runs) the curator's report.
+
+    draws         numpy array (chain, draw, parameter); chains of unequal length (a private
+                  budget split unevenly) are cut to the shortest, with a warning
+    chains        list of (draw, column) arrays, every published column, full length
+    param_names   names of the parameters (the last axis of draws)
+    columns       names of the columns of chains (lp__, accept_stat__, sampler columns, θ)
+    report        the published report (report.json under out_dir)
+    curator       private runs: the curator's report (accuracy, timings, clip counts, computed
+                  from the private rows without noise: never publish it); else None
+    """
+
+    def __init__(self, result):
+        self.columns = list(result["columns"])
+        self.chains = list(result["chains"])
+        self.param_names = list(result["param_names"])
+        self.report = result["report"]
+        self.curator = result["curator"]
+        self.out_dir = result["out_dir"]
+        self.curator_dir = result["curator_dir"]
+        lengths = [c.shape[0] for c in self.chains]
+        self._length = min(lengths) if lengths else 0
+        if lengths and max(lengths) != self._length:
+            warnings.warn(f"chains kept {lengths} draws; draws and to_dict() use the first "
+                          f"{self._length} of each (Fit.chains has them all)")
+
+    def _column(self, name):
+        j = self.columns.index(name)
+        return np.stack([c[:self._length, j] for c in self.chains])
+
+    @property
+    def draws(self):
+        return np.stack([self._column(name) for name in self.param_names], axis=-1)
+
+    @property
+    def summary(self):
+        """Per column: mean, sd, quantiles, R-hat, bulk/tail ESS, MCSE (report.json's)."""
+        summary = self.report.get("summary")
+        return summary["parameters"] if summary else []
+
+    @property
+    def warnings(self):
+        """What the diagnostics say is wrong, with what to try (report.json's "warnings")."""
+        return self.report.get("warnings", [])
+
+    @property
+    def private(self):
+        return bool(self.report.get("privacy", {}).get("private", False))
+
+    def _epsilons(self, key):
+        rows = self.report.get("privacy", {}).get("accountants", [])
+        return {r["accountant"]: r.get(key) for r in rows if key in r}
+
+    @property
+    def epsilon_planned(self):
+        """Private runs: per accountant, ε of the planned iterations (None: no finite bound)."""
+        return self._epsilons("planned_epsilon")
+
+    @property
+    def epsilon_recorded(self):
+        """Private runs: per accountant, ε composed from the releases the run recorded."""
+        return self._epsilons("recorded_epsilon")
+
+    def to_dict(self):
+        """{"posterior": {name: (chain, draw)}, "sample_stats": {...}}: az.from_dict(**d)."""
+        posterior = {name: self._column(name) for name in self.param_names}
+        stats = {}
+        for name in self.columns:
+            if name in self.param_names:
+                continue
+            values = self._column(name)
+            if np.isnan(values).all():
+                continue  # a column a private run does not publish values for
+            key = _ARVIZ_STATS.get(name, name.rstrip("_"))
+            stats[key] = values
+        return {"posterior": posterior, "sample_stats": stats}
+
+    def to_xarray(self):
+        """The posterior as an xarray Dataset (dims chain, draw); needs xarray installed."""
+        import xarray as xr
+        n_chains, n_draws = len(self.chains), self._length
+        coords = {"chain": np.arange(n_chains), "draw": np.arange(n_draws)}
+        return xr.Dataset(
+            {k: (("chain", "draw"), v) for k, v in self.to_dict()["posterior"].items()},
+            coords=coords)
+
+    def __repr__(self):
+        c, d, p = len(self.chains), self._length, len(self.param_names)
+        model = self.report.get("model", {})
+        model = model.get("preset") or model.get("family") or model.get("name")
+        sampler = self.report.get("sampler", {}).get("name")
+        return (f"<dpmcmc.Fit {model} / {sampler}: "
+                f"{c} chains x {d} draws x {p} parameters>")
+
+
+def sample(model, *, sampler="nuts", X=None, y=None, data=None, schema=None, out=None,
+           quiet=True, **options):
+    """Runs ``dpmcmc sample`` in-process and returns a Fit.
+
+    model     a preset (``dpmcmc models``) or a regression family (logistic, probit, poisson,
+              linear, normal) with ``schema``
+    X, y      the rows of a regression family, in memory: X has one column per schema feature
+              (schema order), y the target; or ``data``, a CSV file path
+    schema    the public schema: a dict, or a path to its JSON file
+    out       output directory for the draws and report.json (default: a new temporary
+              directory); a private run's curator files go to OUT.curator
+    options   any option of ``dpmcmc sample --help``, e.g. epsilon=1.0, delta=1e-5, chains=4,
+              seed=1, noise_key_file="run.key", prior=["age=normal(0,1)"], tau=0.3
+
+    The GIL is released while the chains run; Ctrl-C stops them cleanly and raises Interrupted.
+    """
+    if (X is None) != (y is None):
+        raise UsageError("X and y: give both (the rows and their targets), or neither", 64)
+    if X is not None and data is not None:
+        raise UsageError("data: give the rows either as X and y or as a CSV file, not both", 64)
+    if X is not None and schema is None:
+        raise UsageError("X and y: a regression family on in-memory rows needs a schema", 64)
+    if out is None:
+        out = tempfile.mkdtemp(prefix="dpmcmc-")
+    args = ["--model", model, "--sampler", sampler, "--out", os.fspath(out)]
+    if quiet:
+        args.append("--quiet")
+    schema_text = None
+    data_text = None
+    if schema is not None:
+        if isinstance(schema, dict):
+            schema_text = json.dumps(schema)
+            args += ["--schema", "schema (a Python dict)"]
+        else:
+            args += ["--schema", os.fspath(schema)]
+    if X is not None:
+        data_text = _csv_text(_schema_document(schema), X, y)
+        args += ["--data", "X, y (in memory; line 2 is row 0)"]
+    elif data is not None:
+        args += ["--data", os.fspath(data)]
+    for name, value in options.items():
+        args += _option(name, value)
+    result = _call(_core.sample, args, schema_text, data_text)
+    if not result["complete"]:
+        raise Interrupted(f"interrupted: the draws in {result['out_dir']} are valid but partial",
+                          result["out_dir"])
+    return Fit(result)
+
+
+def account(**options):
+    """Runs ``dpmcmc account --json`` in-process and returns its answer as a dict.
+
+        dpmcmc.account(mechanism="gaussian", sigma=2.0, sensitivity=1.0, delta=1e-5)
+        dpmcmc.account(sampler="dp-penalty", model="banana-tempered-2d", epsilon=1.0)
+        dpmcmc.account(sampler="dp-penalty", model="banana-tempered-2d", iterations=500)
+    """
+    args = []
+    for name, value in options.items():
+        args += _option(name, value)
+    return _call(_core.account, args)

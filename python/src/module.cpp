@@ -1,0 +1,106 @@
+// dpmcmc._core: the Python module's C++ half. It runs the CLI's `sample` and `account` in-process
+// (cli/in_process.hpp) with the arguments the Python half (python/dpmcmc/__init__.py) builds, so
+// that every check and message is the command line's. Sampling releases the GIL; Ctrl-C reaches
+// the run's own SIGINT handler (run/interrupt.hpp), which stops the chains cleanly.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cli/in_process.hpp"
+#include "core/error.hpp"
+
+namespace py = pybind11;
+using nlohmann::json;
+
+namespace {
+
+// JSON to Python objects through the json module (exact for every value the reports hold).
+py::object to_python(const json& value) {
+  return py::module_::import("json").attr("loads")(value.dump());
+}
+
+// Where the published columns (what the chain CSVs hold) are among the draws' columns.
+std::vector<int> published_columns(const dpmcmc::SampleOutcome& out) {
+  std::vector<int> keep;
+  const auto& cols = out.run.columns;
+  for (int j = 0; j < static_cast<int>(cols.size()); ++j) {
+    const auto& name = cols[static_cast<std::size_t>(j)];
+    if (std::find(out.published_columns.begin(), out.published_columns.end(), name) !=
+        out.published_columns.end())
+      keep.push_back(j);
+  }
+  return keep;
+}
+
+// One chain's kept draws, the chosen columns, as a (draws, columns) float64 array.
+py::array_t<double> chain_array(const dpmcmc::Mat& draws, const std::vector<int>& columns) {
+  py::array_t<double> a(
+      {static_cast<py::ssize_t>(draws.rows()), static_cast<py::ssize_t>(columns.size())});
+  auto view = a.mutable_unchecked<2>();
+  for (Eigen::Index i = 0; i < draws.rows(); ++i) {
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      view(i, static_cast<py::ssize_t>(k)) = draws(i, columns[k]);
+    }
+  }
+  return a;
+}
+
+py::dict sample(const std::vector<std::string>& args, const std::optional<std::string>& schema,
+                const std::optional<std::string>& data_text) {
+  dpmcmc::cli::InMemoryInputs inputs;
+  if (schema) inputs.schema = json::parse(*schema);
+  inputs.data_text = data_text;
+  dpmcmc::cli::InProcessSample result;
+  {
+    const py::gil_scoped_release release;
+    result = dpmcmc::cli::sample_in_process(args, inputs);
+  }
+  const auto& out = result.outcome;
+  const std::vector<int> columns = published_columns(out);
+  py::list names, chains;
+  for (int j : columns) names.append(out.run.columns[static_cast<std::size_t>(j)]);
+  for (const auto& ch : out.run.chains) chains.append(chain_array(ch.draws, columns));
+  py::list param_names;
+  for (std::size_t j = static_cast<std::size_t>(out.run.first_param_column);
+       j < out.run.columns.size(); ++j)
+    param_names.append(out.run.columns[j]);
+  py::dict d;
+  d["columns"] = names;
+  d["chains"] = chains;
+  d["param_names"] = param_names;
+  d["complete"] = out.run.complete();
+  d["report"] = to_python(out.report);
+  d["curator"] = out.plan ? to_python(out.curator) : py::none();
+  d["out_dir"] = result.spec.out_dir.string();
+  d["curator_dir"] = out.plan ? py::object(py::str(out.curator_file.parent_path().string()))
+                              : py::object(py::none());
+  return d;
+}
+
+py::object account(const std::vector<std::string>& args) {
+  return to_python(dpmcmc::cli::account_in_process(args));
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "dpmcmc's C++ engine (use the dpmcmc package, not this module)";
+  // dpmcmc::Error as _core.Error(exit_code, message); the Python half maps codes to its classes.
+  static py::exception<dpmcmc::Error> error(m, "Error");
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const dpmcmc::Error& e) {
+      const py::tuple args = py::make_tuple(static_cast<int>(e.code()), std::string(e.what()));
+      PyErr_SetObject(error.ptr(), args.ptr());
+    }
+  });
+  m.def("sample", &sample, py::arg("args"), py::arg("schema") = py::none(),
+        py::arg("data_text") = py::none(),
+        "Runs `dpmcmc sample ARGS`; schema (JSON text) and data_text (CSV) stand in for the files");
+  m.def("account", &account, py::arg("args"), "Runs `dpmcmc account ARGS --json`");
+}
