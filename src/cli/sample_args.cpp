@@ -11,6 +11,7 @@
 #include "core/rng.hpp"
 #include "models/glm.hpp"
 #include "run/private_samplers.hpp"
+#include "run/release_once_job.hpp"
 #include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
 
@@ -87,7 +88,9 @@ SampleSpec to_spec(const SampleArgs& a) {
   // An option the sampler does not read is refused as such before its value is judged
   // (sampler_overrides): "expected > 0" about an option the run would ignore points the user at
   // the wrong fix.
-  spec.overrides = sampler_overrides(a.sampler_options, a.sampler);
+  // dp-nss's chains are NUTS on the released statistics: NUTS's options are its options.
+  spec.overrides =
+      sampler_overrides(a.sampler_options, a.sampler == kReleaseOnceSampler ? "nuts" : a.sampler);
   if (!a.noise_key_file.empty()) spec.noise_key_file = a.noise_key_file;
   spec.epsilon = a.epsilon;
   spec.delta = a.delta;
@@ -96,7 +99,8 @@ SampleSpec to_spec(const SampleArgs& a) {
   spec.command_line = command_line();
   // Checkpoints: every few seconds of work by default, when the run could be resumed (a private
   // run needs its key in a file); --checkpoint-every N sets N iterations, 0 none.
-  const bool resumable = !is_private_sampler(a.sampler) || !a.noise_key_file.empty();
+  const bool resumable = a.sampler != kReleaseOnceSampler &&
+                         (!is_private_sampler(a.sampler) || !a.noise_key_file.empty());
   if (a.checkpoint_every ? *a.checkpoint_every > 0 : resumable) {
     spec.checkpoint.emplace();
     spec.checkpoint->every_iterations = a.checkpoint_every.value_or(0);
@@ -118,6 +122,14 @@ void refuse_unused_options(const CLI::App& cmd, const std::string& sampler) {
           "{}: the rows come from --data; {} applies to the preset's synthetic data only", option,
           option));
     }
+  }
+  if (sampler == kReleaseOnceSampler) {  // a budget, and chains as long as the user wants
+    if (cmd.count("--warmup-fraction") > 0)
+      throw UsageError(fmt::format(
+          "--warmup-fraction: sampler '{}' spends its budget on one release; its chains run "
+          "--warmup and --iter iterations",
+          sampler));
+    return;
   }
   const auto names = sampler_names();
   if (std::find(names.begin(), names.end(), sampler) == names.end()) return;  // refused later
@@ -151,9 +163,12 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
   for (const auto& name : private_sampler_names()) private_names.push_back(name);
   cmd.add_option(
          "--sampler", a.sampler,
-         fmt::format("Sampler: {} (non-private); {} (private: need --epsilon); `dpmcmc samplers` "
-                     "describes them",
-                     fmt::join(baseline_sampler_names(), ", "), fmt::join(private_names, ", ")))
+         fmt::format("Sampler: {} (non-private); {} (private: need --epsilon); {} (regression "
+                     "families linear, normal, logistic: releases the sufficient statistics "
+                     "once, then NUTS for --iter iterations at no further cost); `dpmcmc "
+                     "samplers` describes them",
+                     fmt::join(baseline_sampler_names(), ", "), fmt::join(private_names, ", "),
+                     kReleaseOnceSampler))
       ->capture_default_str();
   cmd.add_option("--data", a.data,
                  "CSV data file (header + numeric rows; with --schema any named columns); "
@@ -245,7 +260,10 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
       "planned and recorded spend); clip counts, batch sizes, timings and accuracy against the "
       "exact posterior are computed from the private rows without noise and go to DIR.curator/ "
       "(mode 0700, not for release). The seed is public; the noise comes from a secret key "
-      "(--noise-key-file). A stopped or killed run continues with --resume DIR.");
+      "(--noise-key-file). A stopped or killed run continues with --resume DIR. --sampler dp-nss "
+      "(regression families linear, normal, logistic with --schema) spends the whole budget on "
+      "one release of the sufficient statistics, then runs NUTS for --iter/--warmup iterations "
+      "on the posterior given the release (user guide, \"Release once, sample forever\").");
 }
 
 }  // namespace dpmcmc::cli

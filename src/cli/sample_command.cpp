@@ -17,6 +17,7 @@
 #include "run/curator_files.hpp"
 #include "run/job_checkpoint.hpp"
 #include "run/private_samplers.hpp"
+#include "run/release_once_job.hpp"
 #include "run/sample_job.hpp"
 #include "run/sampler_params.hpp"
 
@@ -33,11 +34,21 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
       spec.seed_given ? "" : " (from OS entropy)");
   if (out.plan) {
     const auto& p = *out.plan;
-    fmt::print(
-        "privacy: budget (epsilon {:g}, delta {:.3g}) shared by {} chains: {} iterations per chain "
-        "planned by {} ({})\n",
-        p.budget.epsilon, p.budget.delta, spec.run.chains, p.split.per_chain.front(),
-        p.tightest.best.accountant, to_string(p.tightest.best.bound));
+    if (spec.sampler == kReleaseOnceSampler) {
+      fmt::print(
+          "privacy: budget (epsilon {:g}, delta {:.3g}) spent on one release of the sufficient "
+          "statistics (noise multiplier {:.4g}), planned by {} ({}); the chains only read the "
+          "release\n",
+          p.budget.epsilon, p.budget.delta,
+          out.report["privacy"]["release_once"]["noise_multiplier"].get<double>(),
+          p.tightest.best.accountant, to_string(p.tightest.best.bound));
+    } else {
+      fmt::print(
+          "privacy: budget (epsilon {:g}, delta {:.3g}) shared by {} chains: {} iterations per "
+          "chain planned by {} ({})\n",
+          p.budget.epsilon, p.budget.delta, spec.run.chains, p.split.per_chain.front(),
+          p.tightest.best.accountant, to_string(p.tightest.best.bound));
+    }
     if (p.discretisation_delta > 0.0 || p.accountant_delta < p.budget.delta) {
       fmt::print(
           "  epsilon below at delta {:.6g}; the discrete Gaussian noise adds delta {:.3g} "

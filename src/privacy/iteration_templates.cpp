@@ -47,4 +47,9 @@ std::vector<PrivacyEvent> dp_hmc_template(double tau_l, double tau_g, std::uint6
           unit_release(tau_g * std::sqrt(n), leapfrog_steps + 1, ReleaseKind::grad_sum)};
 }
 
+std::vector<PrivacyEvent> noisy_statistics_template(double noise_multiplier) {
+  require_positive(noise_multiplier, "z", "noisy sufficient statistics template");
+  return {unit_release(noise_multiplier, 1, ReleaseKind::suff_stat)};
+}
+
 }  // namespace dpmcmc

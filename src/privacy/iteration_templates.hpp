@@ -24,4 +24,8 @@ std::vector<PrivacyEvent> dp_penalty_template(double tau, double n, double alpha
 std::vector<PrivacyEvent> dp_hmc_template(double tau_l, double tau_g, std::uint64_t leapfrog_steps,
                                           double n);
 
+// Noisy sufficient statistics released once (models/noisy_statistics.hpp): one Gaussian release
+// of the statistic vector with noise multiplier z. Label "suff_stat". ConfigError unless z > 0.
+std::vector<PrivacyEvent> noisy_statistics_template(double noise_multiplier);
+
 }  // namespace dpmcmc

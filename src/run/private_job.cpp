@@ -22,6 +22,12 @@ std::vector<EventLog> PrivateJob::per_owner() const {
   return merged;
 }
 
+NoiseKey job_noise_key(const SampleSpec& spec) {
+  return spec.noise_key        ? *spec.noise_key
+         : spec.noise_key_file ? NoiseKey::from_file(*spec.noise_key_file)
+                               : NoiseKey::fresh();
+}
+
 PrivateJob prepare_private_job(const SampleSpec& spec, const SamplerDescriptor& entry,
                                const Preset& preset, const Model& model, const Dataset& data,
                                const json& params, RunConfig& run) {
@@ -44,9 +50,7 @@ PrivateJob prepare_private_job(const SampleSpec& spec, const SamplerDescriptor& 
   PrivateRunPlan plan = plan_private_run(budget, setup.per_iteration, run.chains, spec.accountants,
                                          {}, release_coordinates(model), spec.plan_memo.get());
   // The key is read (or its file created) only once the run is known to be possible.
-  PrivateJob job(spec.noise_key        ? *spec.noise_key
-                 : spec.noise_key_file ? NoiseKey::from_file(*spec.noise_key_file)
-                                       : NoiseKey::fresh());
+  PrivateJob job(job_noise_key(spec));
   job.setup = std::move(setup);
   job.shards = std::move(shards);
   job.plan = std::move(plan);

@@ -37,6 +37,10 @@ struct PrivateJob {
   std::vector<EventLog> per_owner() const;
 };
 
+// The run's secret noise key: spec.noise_key, else read from (or created in) spec.noise_key_file,
+// else fresh from OS entropy.
+NoiseKey job_noise_key(const SampleSpec& spec);
+
 // Checks --epsilon, --delta and --warmup-fraction (UsageError naming the option), builds the
 // sampler's setup, plans, sets run.per_chain (warmup, samples) from the plan and reads the noise
 // key (spec.noise_key, else spec.noise_key_file, else a fresh one). Releases nothing.

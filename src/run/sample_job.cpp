@@ -15,8 +15,10 @@
 #include "run/curator_files.hpp"
 #include "run/job_checkpoint.hpp"
 #include "run/kept_draws.hpp"
+#include "run/noise_from_budget.hpp"
 #include "run/private_job.hpp"
 #include "run/private_samplers.hpp"
+#include "run/release_once_job.hpp"
 #include "run/sample_accuracy.hpp"
 #include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
@@ -126,7 +128,7 @@ StanCsvLayout draw_layout(const SampleSpec& spec, const Preset& preset, const Mo
   layout.thin = run.thin;
   layout.sampler_columns = columns.published;
   layout.param_names = model.param_names();
-  layout.write_timing = !private_run;
+  layout.write_timing = !private_run && spec.publish_timings;
   layout.config = {{"model", preset.name},
                    {"sampler", spec.sampler},
                    {"sampler_params", params.dump()},
@@ -321,11 +323,13 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
     out.curator_file = curator / "report.json";
     write_curator_json(out.curator, out.curator_file);
   } else {
-    for (std::size_t c = 0; c < chains.chains.size(); ++c)
-      chains.chains[c]["wall_seconds"] = chains.times[c]["wall_seconds"];
+    if (spec.publish_timings) {
+      for (std::size_t c = 0; c < chains.chains.size(); ++c)
+        chains.chains[c]["wall_seconds"] = chains.times[c]["wall_seconds"];
+      out.report["timings"] = timings.to_json();
+    }
     out.report["chains"] = chains.chains;
     out.report["accuracy"] = accuracy;
-    out.report["timings"] = timings.to_json();
     if (!job.data.preparation.is_null()) out.report["data_preparation"] = job.data.preparation;
   }
   out.report_file = spec.out_dir / "report.json";
@@ -343,6 +347,7 @@ bool is_private_sampler(const std::string& sampler) {
 }
 
 SampleOutcome run_sample_job(const SampleSpec& spec) {
+  if (spec.sampler == kReleaseOnceSampler) return run_release_once_job(spec);
   // A hyperparameter the sampler does not read would be ignored: refused instead, before the data
   // are loaded.
   check_sampler_keys(spec.sampler, spec.overrides);
@@ -356,14 +361,26 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   model->share_reference_cache(spec.reference_cache);
   const std::uint64_t data_seed = spec.data_seed.value_or(spec.run.seed);
   const JobData data = job_data(spec, preset, *model, data_seed, user ? &*user : nullptr);
-  const json params = sampler_params(preset, spec.sampler, spec.overrides);
+  json params = sampler_params(preset, spec.sampler, spec.overrides);
+  // A user model's default noise follows its budget (run/noise_from_budget.hpp); the presets keep
+  // the papers' settings.
+  const SamplerDescriptor* private_entry = find_private_sampler(spec.sampler);
+  if (user && private_entry && spec.epsilon) {
+    const Budget budget{*spec.epsilon,
+                        spec.delta.value_or(default_delta(preset, data.data.rows(), false))};
+    check_epsilon(budget.epsilon, "--epsilon");
+    check_delta(budget.delta, "--delta");
+    params =
+        noise_from_budget(*private_entry, spec.sampler, std::move(params), spec.overrides, *model,
+                          data.data.rows(), budget, spec.run.chains, kBudgetTargetIterations);
+  }
 
   RunConfig run = spec.run;
   SampleOutcome out;
   std::optional<PrivateJob> priv;
   KernelFactory factory;
-  if (const SamplerDescriptor* entry = find_private_sampler(spec.sampler)) {
-    priv = prepare_private_job(spec, *entry, preset, *model, data.data, params, run);
+  if (private_entry != nullptr) {
+    priv = prepare_private_job(spec, *private_entry, preset, *model, data.data, params, run);
     out.plan = priv->plan;
     factory = private_kernel_factory(*priv, *model, data.data, run);
   } else {

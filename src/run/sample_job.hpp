@@ -64,6 +64,9 @@ struct SampleSpec {
   // and the diagnostics of a long stochastic-gradient cell's millions of partial draws delayed
   // Ctrl-C by ~45 s (docs/experiments.md).
   bool diagnose_incomplete = true;
+  // false: no timings in the chain CSVs and report.json (a non-private run on released
+  // statistics, run/release_once_job.hpp, publishes what a private run publishes).
+  bool publish_timings = true;
   std::size_t reference_draws = 1000;  // exact draws for the MMD (thesis Section 5.2: 1000)
   // Private samplers only: the budget shared by all chains (δ default: the preset's on its own
   // data, else 0.1/n, the papers' rule), the accountants to plan with (empty: every certified one;

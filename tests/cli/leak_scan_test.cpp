@@ -64,8 +64,10 @@ bool may_differ(const std::string& path) {
   // How many releases were made: a proposal the public prior rules out (or a zero step) makes
   // none, and proposals are functions of the released chain, the published tuning and the public
   // seed — so the count is post-processing of released values, like the recorded ε.
+  // dp-nss: the released sufficient statistics are the run's one DP release.
   return starts("/summary/") || starts("/command_line/") || path == "/curator/directory" ||
-         path == "/data/source" || path == "/privacy/releases_recorded" ||
+         starts("/privacy/release_once/statistic/") || path == "/data/source" ||
+         path == "/privacy/releases_recorded" ||
          indexed("/chains/", {"acceptance_rate", "warmup_acceptance_rate", "file"}) ||
          indexed("/privacy/accountants/", {"recorded_epsilon"}) ||
          indexed("/privacy/owners/", {"recorded_epsilon"});
@@ -77,6 +79,18 @@ void expect_restates_published(const json& report, const json& w) {
   if (check == "acceptance") {
     const int chain = std::stoi(subject.substr(subject.find(' ') + 1));
     EXPECT_EQ(w["value"], report["chains"][static_cast<std::size_t>(chain - 1)]["acceptance_rate"]);
+    return;
+  }
+  if (check == "divergent") {  // NUTS on released statistics (dp-nss): the published column's sum
+    const json& summary = report["summary"];
+    for (const auto& p : summary["parameters"]) {
+      if (p["name"] != "divergent__") continue;
+      const double total = p["mean"].get<double>() * summary["chains"].get<double>() *
+                           summary["draws_per_chain"].get<double>();
+      EXPECT_NEAR(w["value"].get<double>(), total, 1e-6 * total + 1e-9);
+      return;
+    }
+    ADD_FAILURE() << "divergences without a published divergent__ column: " << w.dump();
     return;
   }
   ASSERT_TRUE(check == "rhat" || check == "ess_bulk" || check == "ess_tail") << check;
@@ -304,6 +318,9 @@ TEST(LeakScan, UserModelsPublishOnlyDeclaredDpOutputs) {
   scan_user_model("probit", "dp-hmc", "--tau-l 1 --tau-g 3");
   scan_user_model("poisson", "dp-penalty-minibatch", "--batch 100 --tau 10");
   scan_user_model("linear", "dp-penalty-ocu", "");
+  // Release once: the statistic, then NUTS on it (no timings published).
+  scan_user_model("logistic", "dp-nss", "--iter 200 --warmup 200");
+  scan_user_model("linear", "dp-nss", "--iter 200 --warmup 200");
 }
 
 }  // namespace

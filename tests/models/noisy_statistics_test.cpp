@@ -1,0 +1,152 @@
+// Noisy sufficient statistics for regression families (models/noisy_statistics.hpp), against
+// values computed here from the rows:
+//  - every row's statistic lies in the declared box, whose diagonal is the sensitivity;
+//  - with negligible noise the posterior given the release has exactly the likelihood ratios of
+//    the rows: linear regression with σ known (the Gaussian likelihood of the rows) and the
+//    PASS-GLM quadratic for logistic regression (Σ (y − ½)η − η²/8);
+//  - the noise-aware likelihood forgets b as its noise grows (the plug-in would not);
+//  - noise in the released XᵀX flattens the likelihood (errors in variables).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "core/rng.hpp"
+#include "models/noisy_statistics.hpp"
+
+namespace dpmcmc {
+namespace {
+
+GlmSpec spec_of(GlmFamily family, std::optional<double> sigma) {
+  GlmSpec g;
+  g.family = family;
+  g.coefficient_names = {"intercept", "a", "b"};
+  g.coefficient_priors.assign(3, ScalarPrior{ScalarPrior::Kind::normal, 1.0, 0.0, 2.5});
+  g.sigma = sigma;
+  g.column_bounds = {1.0, 1.0, 0.5};
+  g.row_norm_bound = std::sqrt(2.25);
+  g.y_low = family == GlmFamily::logistic ? 0.0 : -4.0;
+  g.y_high = family == GlmFamily::logistic ? 1.0 : 4.0;
+  return g;
+}
+
+// n rows (x.1 = 1, x.2 in [-1, 1], x.3 in [-0.5, 0.5], y) from β = (0.3, -1, 2).
+Mat simulate_rows(GlmFamily family, int n, std::uint64_t seed) {
+  Rng rng = make_rng(seed, 0);
+  Mat rows(n, 4);
+  for (int i = 0; i < n; ++i) {
+    rows(i, 0) = 1.0;
+    rows(i, 1) = 2.0 * rng.uniform() - 1.0;
+    rows(i, 2) = rng.uniform() - 0.5;
+    const double eta = 0.3 - rows(i, 1) + 2.0 * rows(i, 2);
+    rows(i, 3) = family == GlmFamily::logistic
+                     ? (rng.uniform() < 1.0 / (1.0 + std::exp(-eta)) ? 1.0 : 0.0)
+                     : std::clamp(eta + rng.normal(0.0, 1.0), -4.0, 4.0);
+  }
+  return rows;
+}
+
+Vec released_sum(const RegressionStatistic& stat, const Mat& rows) {
+  Mat s(rows.rows(), stat.stat_dim());
+  stat.stat_rows(rows, s);
+  return s.colwise().sum().transpose().cwiseProduct(stat.widths());
+}
+
+TEST(RegressionStatistic, EveryRowLiesInTheBoxWhoseDiagonalIsTheSensitivity) {
+  for (const auto family : {GlmFamily::linear, GlmFamily::logistic}) {
+    const RegressionStatistic stat(spec_of(family, std::nullopt));
+    // 6 products of 3 columns, 3 cross products with t, and t² for linear with σ sampled.
+    EXPECT_EQ(stat.stat_dim(), family == GlmFamily::linear ? 10 : 9);
+    const Mat rows = simulate_rows(family, 500, 2);
+    Mat s(rows.rows(), stat.stat_dim());
+    stat.stat_rows(rows, s);
+    for (Eigen::Index i = 0; i < s.rows(); ++i) {
+      EXPECT_TRUE((s.row(i).transpose().array() >= stat.stat_lower().array()).all()) << i;
+      EXPECT_TRUE((s.row(i).transpose().array() <= stat.stat_upper().array()).all()) << i;
+    }
+    // Row 0 by hand: x = (1, a, b), t = y (linear) or y − ½ (logistic), released in units of
+    // each component's width.
+    const double a = rows(0, 1), b = rows(0, 2);
+    const double t = rows(0, 3) - (family == GlmFamily::logistic ? 0.5 : 0.0);
+    const std::vector<double> expected = {1, a, b, a * a, a * b, b * b, t, a * t, b * t};
+    for (std::size_t j = 0; j < expected.size(); ++j)
+      EXPECT_DOUBLE_EQ(
+          s(0, static_cast<Eigen::Index>(j)) * stat.widths()(static_cast<Eigen::Index>(j)),
+          expected[j])
+          << j;
+    EXPECT_DOUBLE_EQ(stat.stat_sensitivity(), (stat.stat_upper() - stat.stat_lower()).norm());
+  }
+  // σ known: Σ t² is not released.
+  EXPECT_EQ(RegressionStatistic(spec_of(GlmFamily::linear, 1.0)).stat_dim(), 9);
+}
+
+TEST(NoisyStatisticsModel, NegligibleNoiseGivesTheRowsLikelihoodRatios) {
+  const Vec beta1 = (Vec(3) << 0.2, -0.8, 1.5).finished();
+  const Vec beta2 = (Vec(3) << 0.4, -1.2, 2.4).finished();
+  for (const auto family : {GlmFamily::linear, GlmFamily::logistic}) {
+    const auto spec =
+        spec_of(family, family == GlmFamily::linear ? std::optional(1.3) : std::nullopt);
+    const RegressionStatistic stat(spec);
+    const Mat rows = simulate_rows(family, 400, 5);
+    const NoisyStatisticsModel model(make_glm_model(spec), stat, 400.0,
+                                     Vec::Constant(stat.stat_dim(), 1e-9));
+    const Vec s = released_sum(stat, rows);
+    double expected = 0.0;  // Σ_i [ℓ_i(β1) − ℓ_i(β2)], the rows' own log-likelihood ratio
+    for (Eigen::Index i = 0; i < rows.rows(); ++i) {
+      const Vec x = rows.row(i).head(3).transpose();
+      const double y = rows(i, 3), e1 = x.dot(beta1), e2 = x.dot(beta2);
+      if (family == GlmFamily::linear) {
+        expected += (-(y - e1) * (y - e1) + (y - e2) * (y - e2)) / (2.0 * 1.3 * 1.3);
+      } else {
+        expected += (y - 0.5) * (e1 - e2) - (e1 * e1 - e2 * e2) / 8.0;
+      }
+    }
+    const double got = model.log_lik(beta1, s) - model.log_lik(beta2, s);
+    EXPECT_NEAR(got, expected, 1e-6 * std::abs(expected)) << static_cast<int>(family);
+  }
+}
+
+TEST(NoisyStatisticsModel, LargeNoiseOnTheDataPartFlattensTheLikelihood) {
+  // Noise on b (the part that carries y) only: the plug-in βᵀb̃ − βᵀÃβ/8 would follow the noise
+  // wherever it goes; the noise-aware likelihood forgets b as its noise grows.
+  const auto spec = spec_of(GlmFamily::logistic, std::nullopt);
+  const RegressionStatistic stat(spec);
+  const Vec s = released_sum(stat, simulate_rows(GlmFamily::logistic, 400, 7));
+  const Vec beta1 = Vec::Zero(3);
+  const Vec beta2 = (Vec(3) << 1.0, -2.0, 3.0).finished();
+  const auto gap = [&](double sd) {
+    Vec sds = Vec::Constant(stat.stat_dim(), 1e-9);
+    sds.tail(3).setConstant(sd);  // b = Σ x (y − ½)
+    const NoisyStatisticsModel model(make_glm_model(spec), stat, 400.0, sds);
+    return std::abs(model.log_lik(beta1, s) - model.log_lik(beta2, s));
+  };
+  // Negligible noise: the rows' quadratic log-likelihood ratio, about 10 nats for this move.
+  EXPECT_GT(gap(1e-3), 5.0);
+  // Noise 1e5 per coordinate swamps b (entries ~100): the release says ~nothing about β.
+  EXPECT_LT(gap(1e5), 1e-3);
+}
+
+TEST(NoisyStatisticsModel, NoiseInTheReleasedXtXFlattensTheLikelihood) {
+  // Noise on A only (b exact): the errors-in-variables variance of Eβ (A unknown around Ã) makes
+  // the log-likelihood less curved than with A known, near β = 0 and at a large β.
+  const auto spec = spec_of(GlmFamily::linear, 1.0);
+  const RegressionStatistic stat(spec);
+  const Vec s = released_sum(stat, simulate_rows(GlmFamily::linear, 400, 9));
+  Vec exact = Vec::Constant(stat.stat_dim(), 1e-9), noisy_a = exact;
+  noisy_a.head(6).setConstant(5.0);  // the 6 entries of A's upper triangle
+  const NoisyStatisticsModel m0(make_glm_model(spec), stat, 400.0, exact);
+  const NoisyStatisticsModel m1(make_glm_model(spec), stat, 400.0, noisy_a);
+  const auto curvature = [&](const NoisyStatisticsModel& m, const Vec& at) {
+    Vec up = at, down = at;
+    up(1) += 1e-3;
+    down(1) -= 1e-3;
+    return (m.log_lik(up, s) - 2 * m.log_lik(at, s) + m.log_lik(down, s)) / 1e-6;
+  };
+  for (const Vec& at : {Vec(Vec::Zero(3)), Vec((Vec(3) << 0.3, -1.0, 2.0).finished())}) {
+    EXPECT_LT(curvature(m0, at), 0.0);
+    EXPECT_LT(std::abs(curvature(m1, at)), 0.9 * std::abs(curvature(m0, at)));
+  }
+}
+
+}  // namespace
+}  // namespace dpmcmc

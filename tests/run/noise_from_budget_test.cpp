@@ -1,0 +1,89 @@
+// A user model's default noise from its budget (run/noise_from_budget.hpp): the scaled noise makes
+// the planner, with every certified accountant, allow the target number of iterations per chain
+// (within the discrete noise's share of δ), for the penalty and DP HMC; a noise the caller set,
+// and a subsampled sampler, are left alone.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/rng.hpp"
+#include "models/user_model.hpp"
+#include "run/noise_from_budget.hpp"
+#include "run/private_plan.hpp"
+#include "run/private_samplers.hpp"
+#include "run/sampler_params.hpp"
+
+namespace dpmcmc {
+namespace {
+
+UserModel logistic_model(int n) {
+  UserModelSpec spec;
+  spec.family = "logistic";
+  spec.schema_file = "schema (test)";
+  spec.data_file = "rows (test)";
+  spec.schema_doc = nlohmann::json::parse(R"({"columns": [
+    {"name": "a", "role": "feature", "type": "real", "bounds": [-1, 1]},
+    {"name": "y", "role": "target", "type": "binary"}]})");
+  Rng rng = make_rng(3, 0);
+  std::string csv = "a,y\n";
+  for (int i = 0; i < n; ++i)
+    csv += std::to_string(2.0 * rng.uniform() - 1.0) + (rng.uniform() < 0.5 ? ",0\n" : ",1\n");
+  spec.data_text = csv;
+  return make_user_model(spec);
+}
+
+std::size_t planned_per_chain(const std::string& sampler, const nlohmann::json& params,
+                              const Model& model, std::size_t n, const Budget& budget, int chains) {
+  const auto setup = find_private_sampler(sampler)->build_private(sampler, params, model, n);
+  const auto plan =
+      plan_private_run(budget, setup.per_iteration, chains, {}, {}, release_coordinates(model));
+  return plan.split.per_chain.front();
+}
+
+class NoiseFromBudget : public testing::TestWithParam<std::string> {};
+
+TEST_P(NoiseFromBudget, TheBudgetAffordsTheTargetIterationsPerChain) {
+  const std::string sampler = GetParam();
+  const UserModel user = logistic_model(500);
+  const auto model = user.preset.make_model();
+  const Budget budget{1.0, 1e-5};
+  const int chains = 4;
+  const auto defaults = sampler_params(user.preset, sampler, nlohmann::json::object());
+  // The fixed defaults bought a handful of iterations: the reason for the scaling.
+  EXPECT_LT(planned_per_chain(sampler, defaults, *model, 500, budget, 1), 50u);
+  const auto scaled =
+      noise_from_budget(*find_private_sampler(sampler), sampler, defaults, nlohmann::json::object(),
+                        *model, 500, budget, chains, kBudgetTargetIterations);
+  const std::size_t k = planned_per_chain(sampler, scaled, *model, 500, budget, chains);
+  // The tightest certified accountant is the exact Gaussian PLD for these templates, so the plan
+  // reaches the target up to the discrete Gaussian's share of δ (a fraction of a percent).
+  EXPECT_LE(k, kBudgetTargetIterations);
+  EXPECT_GE(k, kBudgetTargetIterations * 99 / 100);
+  for (const char* key : {"tau", "tau_l", "tau_g"}) {
+    if (defaults.contains(key)) {
+      EXPECT_GT(scaled[key].get<double>(), defaults[key].get<double>()) << key;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(UserModelSamplers, NoiseFromBudget,
+                         testing::Values("dp-penalty", "dp-penalty-ocu", "dp-hmc"));
+
+TEST(NoiseFromBudget, ANoiseTheCallerSetAndASubsampledSamplerAreLeftAlone) {
+  const UserModel user = logistic_model(500);
+  const auto model = user.preset.make_model();
+  const Budget budget{1.0, 1e-5};
+  const nlohmann::json overrides = {{"tau", 0.5}};
+  const auto given = sampler_params(user.preset, "dp-penalty", overrides);
+  EXPECT_EQ(noise_from_budget(*find_private_sampler("dp-penalty"), "dp-penalty", given, overrides,
+                              *model, 500, budget, 4, kBudgetTargetIterations),
+            given);
+  const auto minibatch = sampler_params(user.preset, "dp-penalty-minibatch", {});
+  EXPECT_EQ(noise_from_budget(*find_private_sampler("dp-penalty-minibatch"), "dp-penalty-minibatch",
+                              minibatch, nlohmann::json::object(), *model, 500, budget, 4,
+                              kBudgetTargetIterations),
+            minibatch);
+}
+
+}  // namespace
+}  // namespace dpmcmc
