@@ -28,7 +28,7 @@ run() {  # sampler epsilon repeat
 }
 for r in $(seq 1 10); do
   for s in dp-penalty dp-hmc; do run "$s" 1 "$r"; done
-  for e in 1 2 4 8; do run dp-nss "$e" "$r"; done
+  for e in 1 2 4 8 16 32; do run dp-nss "$e" "$r"; done
 done
 "$py" - "$accuracies" <<'PY'
 import csv, sys, statistics

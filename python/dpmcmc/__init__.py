@@ -84,7 +84,7 @@ def _option(name, value):
     flag = "--" + name.replace("_", "-")
     if value is None:
         return []
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return [f"{flag}={'true' if value else 'false'}"]  # flags and true/false options
     if isinstance(value, (list, tuple)):
         words = []
@@ -95,8 +95,10 @@ def _option(name, value):
 
 
 def _word(value):
-    if isinstance(value, float):
-        return repr(value)  # shortest text that reads back as the same double
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))  # shortest text that reads back as the same double
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
     return str(value)
 
 
@@ -111,9 +113,11 @@ def _schema_document(schema):
 def _cell(value):
     if value is None:
         return "NA"
+    if isinstance(value, (bool, np.bool_)):
+        return "1" if value else "0"  # a binary column's 0/1
     if isinstance(value, (float, np.floating)):
         return "NA" if math.isnan(value) else repr(float(value))
-    if isinstance(value, (np.integer,)):
+    if isinstance(value, (int, np.integer)):
         return str(int(value))
     return str(value)
 
@@ -126,7 +130,9 @@ def _csv_text(schema, X, y):
     targets = [c.get("name") for c in columns if c.get("role") == "target"]
     if len(targets) != 1:
         raise ConfigError("schema: expected exactly one column with role 'target'", 78)
-    X = np.asarray(X, dtype=object if np.asarray(X).dtype.kind in "OUS" else float)
+    X = np.asarray(X)
+    if X.dtype.kind not in "OUSbiu":  # labels, booleans and integer codes keep their text
+        X = X.astype(float)
     y = np.asarray(y)
     if X.ndim == 1 and len(features) == 1:
         X = X.reshape(-1, 1)
@@ -278,7 +284,10 @@ def sample(model, *, sampler="nuts", X=None, y=None, data=None, schema=None, out
     data_text = None
     if schema is not None:
         if isinstance(schema, dict):
-            schema_text = json.dumps(schema)
+            try:
+                schema_text = json.dumps(schema, allow_nan=False)
+            except (TypeError, ValueError) as e:
+                raise ConfigError(f"schema: not expressible as JSON: {e}", 78) from None
             args += ["--schema", "schema (a Python dict)"]
         else:
             args += ["--schema", os.fspath(schema)]

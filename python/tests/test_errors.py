@@ -127,3 +127,27 @@ def test_ctrl_c_stops_the_run_cleanly(tmp_path):
     assert (out / "report.json").exists()
     last = (out / "chain-1.csv").read_text().splitlines()[-1]
     assert last.startswith("#") and "interrupted" in last.lower(), last
+
+
+def test_numpy_scalars_booleans_and_integer_codes_are_accepted(tmp_path, rows):
+    """Option values from NumPy (np.float64, np.int64), a boolean target and integer-coded
+    categories reach the engine as the CLI would read them."""
+    X, y = rows
+    schema = {"columns": [
+        {"name": "age", "role": "feature", "type": "real", "bounds": [20, 80]},
+        {"name": "site", "role": "feature", "type": "categorical", "levels": ["0", "1", "2"]},
+        {"name": "outcome", "role": "target", "type": "binary"}]}
+    sites = (np.arange(len(y)) % 3).astype(np.int64)
+    fit = dpmcmc.sample("logistic", X=np.column_stack([X[:, 0].astype(np.int64), sites]),
+                        y=y.astype(bool), schema=schema, sampler="dp-nss",
+                        epsilon=np.float64(2.0), chains=np.int64(2), iter=np.int64(50),
+                        warmup=50, seed=1, out=tmp_path / "run")
+    assert fit.param_names == ["intercept", "age", "site_1", "site_2"]
+
+
+def test_a_schema_with_nan_is_a_config_error(tmp_path, rows):
+    X, y = rows
+    bad = {"columns": [dict(c) for c in SCHEMA["columns"]]}
+    bad["columns"][0]["bounds"] = [float("nan"), 80]
+    with pytest.raises(dpmcmc.ConfigError, match="JSON"):
+        dpmcmc.sample("logistic", X=X, y=y, schema=bad, out=tmp_path / "run")

@@ -53,7 +53,8 @@ SampleSpec to_spec(const SampleArgs& a) {
   if (a.metric == "dense" && !a.adapt) {
     throw UsageError("--metric dense: the metric is adapted; it needs --adapt true");
   }
-  if (a.metric == "dense" && a.sampler != "nuts" && a.sampler != "hmc" && a.sampler != "rwmh") {
+  if (a.metric == "dense" && a.sampler != "nuts" && a.sampler != "hmc" && a.sampler != "rwmh" &&
+      a.sampler != kReleaseOnceSampler) {
     throw UsageError(
         fmt::format("--metric dense: sampler '{}' has a diagonal metric only (dense: "
                     "nuts, hmc, rwmh)",
@@ -128,6 +129,11 @@ void refuse_unused_options(const CLI::App& cmd, const std::string& sampler) {
       throw UsageError(fmt::format(
           "--warmup-fraction: sampler '{}' spends its budget on one release; its chains run "
           "--warmup and --iter iterations",
+          sampler));
+    if (cmd.count("--checkpoint-every") > 0)
+      throw UsageError(fmt::format(
+          "--checkpoint-every: sampler '{}' keeps no checkpoints; rerun it with the same seed "
+          "and --noise-key-file to get the same release and draws",
           sampler));
     return;
   }

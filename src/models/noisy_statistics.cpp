@@ -19,12 +19,19 @@ RegressionStatistic::RegressionStatistic(const GlmSpec& glm) {
         "and logistic");
   p_ = static_cast<int>(glm.coefficient_names.size());
   square_ = gaussian && !glm.sigma;  // Σ t² informs σ only
-  shift_ = gaussian ? 0.0 : 0.5;
-  const double t_max = gaussian ? std::max(std::abs(glm.y_low), std::abs(glm.y_high)) : 0.5;
+  intercept_ = p_ > 0 && glm.coefficient_names.front() == "intercept";
+  // t = y − m: m = ½ for logistic; for linear and normal with an intercept the middle of y's
+  // declared range (public), which the intercept absorbs, so that t spans the half-range only.
+  shift_ = !gaussian ? 0.5 : intercept_ ? 0.5 * (glm.y_low + glm.y_high) : 0.0;
+  centre_ = gaussian ? shift_ : 0.0;
+  const double t_max = !gaussian    ? 0.5
+                       : intercept_ ? 0.5 * (glm.y_high - glm.y_low)
+                                    : std::max(std::abs(glm.y_low), std::abs(glm.y_high));
   std::vector<double> lo, hi;
   const auto& names = glm.coefficient_names;
   for (int j = 0; j < p_; ++j) {
     for (int k = j; k < p_; ++k) {
+      if (j == 0 && k == 0 && intercept_) continue;  // Σ 1 = n is public: not released
       const double bound = glm.column_bounds[static_cast<std::size_t>(j)] *
                            glm.column_bounds[static_cast<std::size_t>(k)];
       names_.push_back(fmt::format("xx.{}.{}", names[static_cast<std::size_t>(j)],
@@ -53,12 +60,19 @@ RegressionStatistic::RegressionStatistic(const GlmSpec& glm) {
   upper_ = high.cwiseQuotient(widths_);
 }
 
+Vec RegressionStatistic::to_units(const Vec& released) const {
+  return released.cwiseProduct(widths_);
+}
+
 void RegressionStatistic::stat_rows(const RowBlock& rows, Eigen::Ref<Mat> out) const {
   for (Eigen::Index i = 0; i < rows.rows(); ++i) {
     const double t = rows(i, p_) - shift_;
     Eigen::Index c = 0;
     for (int j = 0; j < p_; ++j) {
-      for (int k = j; k < p_; ++k) out(i, c++) = rows(i, j) * rows(i, k);
+      for (int k = j; k < p_; ++k) {
+        if (j == 0 && k == 0 && intercept_) continue;
+        out(i, c++) = rows(i, j) * rows(i, k);
+      }
     }
     for (int j = 0; j < p_; ++j) out(i, c++) = rows(i, j) * t;
     if (square_) out(i, c) = t * t;
@@ -73,6 +87,8 @@ NoisyStatisticsModel::NoisyStatisticsModel(std::shared_ptr<const GlmModel> glm,
       family_(glm_->spec().family),
       p_(stat.coefficients()),
       square_(stat.has_square()),
+      intercept_(stat.has_intercept()),
+      centre_(stat.centre()),
       n_(n),
       sigma_(glm_->spec().sigma),
       columns_(stat.stat_names()) {
@@ -82,7 +98,8 @@ NoisyStatisticsModel::NoisyStatisticsModel(std::shared_ptr<const GlmModel> glm,
   a_var_.resize(p_, p_);
   Eigen::Index c = 0;
   for (int j = 0; j < p_; ++j) {
-    for (int k = j; k < p_; ++k) a_var_(j, k) = a_var_(k, j) = var(c++);
+    for (int k = j; k < p_; ++k)
+      a_var_(j, k) = a_var_(k, j) = j == 0 && k == 0 && intercept_ ? 0.0 : var(c++);
   }
   b_var_ = var.segment(c, p_);
   if (square_) c_var_ = var(c + p_);
@@ -121,7 +138,7 @@ NoisyStatisticsModel::Parts NoisyStatisticsModel::decompose(const Eigen::Ref<con
   Mat a(p_, p_);
   Eigen::Index c = 0;
   for (int j = 0; j < p_; ++j) {
-    for (int k = j; k < p_; ++k) a(j, k) = a(k, j) = s(c++);
+    for (int k = j; k < p_; ++k) a(j, k) = a(k, j) = j == 0 && k == 0 && intercept_ ? n_ : s(c++);
   }
   // The noise can make the released XᵀX indefinite; XᵀX itself is positive semi-definite.
   const Eigen::SelfAdjointEigenSolver<Mat> eig(a);
@@ -132,15 +149,19 @@ NoisyStatisticsModel::Parts NoisyStatisticsModel::decompose(const Eigen::Ref<con
   return out;
 }
 
-double NoisyStatisticsModel::log_lik(const Vec& theta, const Eigen::Ref<const Vec>& s) const {
+NoisyStatisticsModel::Observation NoisyStatisticsModel::observation(
+    const Vec& theta, const Eigen::Ref<const Vec>& s) const {
   const Parts q = parts(s);
-  const Vec beta = theta.head(p_);
+  Vec beta = theta.head(p_);
+  if (intercept_) beta(0) -= centre_;  // t = y − m: the intercept of t is β₀ − m
   const Vec a_beta = q.a * beta;
   const Errors e = errors_in_variables(beta);
+  Observation o;
   if (family_ == GlmFamily::logistic) {
-    Mat cov = q.a / 4.0 + e.bb / 16.0;
-    cov.diagonal() += b_var_;
-    return gaussian_log_density(q.b - a_beta / 4.0, cov);
+    o.residual = q.b - a_beta / 4.0;
+    o.covariance = q.a / 4.0 + e.bb / 16.0;
+    o.covariance.diagonal() += b_var_;
+    return o;
   }
   const double sigma = sigma_ ? *sigma_ : std::exp(theta(p_));
   const double s2 = sigma * sigma;
@@ -148,18 +169,27 @@ double NoisyStatisticsModel::log_lik(const Vec& theta, const Eigen::Ref<const Ve
   cov_b.diagonal() += b_var_;
   // σ known: given b, c − bᵀA⁻¹b = eᵀ(I − H)e ~ σ²χ²(n − p) says nothing about β, so c is left
   // out (its Gaussian approximation would add spurious information).
-  if (sigma_) return gaussian_log_density(q.b - a_beta, cov_b);
+  if (sigma_) {
+    o.residual = q.b - a_beta;
+    o.covariance = cov_b;
+    return o;
+  }
   const int k = p_ + 1;
-  Vec residual(k);
-  residual.head(p_) = q.b - a_beta;
+  o.residual.resize(k);
+  o.residual.head(p_) = q.b - a_beta;
   const double quad = beta.dot(a_beta);
-  residual(p_) = q.c - quad - n_ * s2;
-  Mat cov(k, k);
-  cov.topLeftCorner(p_, p_) = cov_b;
-  cov.block(0, p_, p_, 1) = 2.0 * s2 * a_beta + e.bc;
-  cov.block(p_, 0, 1, p_) = cov.block(0, p_, p_, 1).transpose();
-  cov(p_, p_) = 4.0 * s2 * quad + 2.0 * n_ * s2 * s2 + c_var_ + e.cc;
-  return gaussian_log_density(residual, cov);
+  o.residual(p_) = q.c - quad - n_ * s2;
+  o.covariance.resize(k, k);
+  o.covariance.topLeftCorner(p_, p_) = cov_b;
+  o.covariance.block(0, p_, p_, 1) = 2.0 * s2 * a_beta + e.bc;
+  o.covariance.block(p_, 0, 1, p_) = o.covariance.block(0, p_, p_, 1).transpose();
+  o.covariance(p_, p_) = 4.0 * s2 * quad + 2.0 * n_ * s2 * s2 + c_var_ + e.cc;
+  return o;
+}
+
+double NoisyStatisticsModel::log_lik(const Vec& theta, const Eigen::Ref<const Vec>& s) const {
+  const Observation o = observation(theta, s);
+  return gaussian_log_density(o.residual, o.covariance);
 }
 
 double NoisyStatisticsModel::gaussian_log_density(const Vec& residual, const Mat& cov) {

@@ -5,11 +5,13 @@
 // cost.
 //
 // Per row, with design row x (p columns, |x_j| ≤ B_j public) and target t:
-//   s(x, t) = (upper triangle of x xᵀ, row by row; x t; t²)
-// t = y for linear and normal (t² only when σ is sampled: it informs σ alone), t = y − ½ for
-// logistic. Each component lies in a declared interval from the public bounds (x_j x_k ∈
-// [−B_jB_k, B_jB_k], x_j² ∈ [0, B_j²], x_j t ∈ [−B_jT, B_jT] with T = max |t|, t² ∈ [0, T²]) of
-// width w. The released vector is s_j / w_j: every component then has width 1, the L2
+//   s(x, t) = (upper triangle of x xᵀ, row by row, without the intercept's 1·1; x t; t²)
+// t = y − m for linear and normal (m the middle of y's declared range when there is an intercept,
+// which absorbs it; else 0; t² only when σ is sampled: it informs σ alone), t = y − ½ for
+// logistic. (Without centring a target declared on [100, 110] would be released with noise for
+// a range of 110 instead of 5.) Each component lies in a declared interval from the public bounds
+// (x_j x_k ∈ [−B_jB_k, B_jB_k], x_j² ∈ [0, B_j²], x_j t ∈ [−B_jT, B_jT] with T = max |t|, t² ∈ [0,
+// T²]) of width w. The released vector is s_j / w_j: every component then has width 1, the L2
 // sensitivity under substitution is √k (models/expfam_model.hpp, stat_sensitivity), and the
 // isotropic Gaussian noise of the release has sd σ_j = σ·w_j in the statistic's own units. Without
 // this scaling one noise level served every component and the widest (t², width T²) set it: at
@@ -62,12 +64,19 @@ class RegressionStatistic final : public SufficientStatistic {
   // w: the widths of the declared intervals; a released component times w_j is in the
   // statistic's units.
   const Vec& widths() const { return widths_; }
+  // A released vector (as stat_rows writes it) in the statistic's units.
+  Vec to_units(const Vec& released) const;
+  // The design's first column is the intercept: Σ 1 = n is public and not released, and for
+  // linear and normal t = y − centre(), the middle of y's declared range.
+  bool has_intercept() const { return intercept_; }
+  double centre() const { return centre_; }
   bool has_square() const { return square_; }  // Σ t² released (linear, normal with σ sampled)
 
  private:
   int p_ = 0;
-  bool square_ = false;
-  double shift_ = 0.0;  // t = y − shift
+  bool square_ = false, intercept_ = false;
+  double shift_ = 0.0;   // t = y − shift
+  double centre_ = 0.0;  // the shift the intercept absorbs (linear, normal)
   std::vector<std::string> names_;
   Vec lower_, upper_, widths_;
 };
@@ -100,6 +109,13 @@ class NoisyStatisticsModel final : public Model {
 
   // The log-likelihood of a released statistic row (public: tests).
   double log_lik(const Vec& theta, const Eigen::Ref<const Vec>& released) const;
+  // Its Gaussian: the released (b, c) minus their mean given θ, and their covariance
+  // (public: tests compare it with simulated releases).
+  struct Observation {
+    Vec residual;
+    Mat covariance;
+  };
+  Observation observation(const Vec& theta, const Eigen::Ref<const Vec>& released) const;
 
  private:
   struct Parts {
@@ -122,7 +138,8 @@ class NoisyStatisticsModel final : public Model {
   std::shared_ptr<const GlmModel> glm_;
   GlmFamily family_;
   int p_ = 0;
-  bool square_ = false;
+  bool square_ = false, intercept_ = false;
+  double centre_ = 0.0;
   double n_ = 0.0;
   Mat a_var_;                    // σ²_jk of A's entries (symmetric)
   Vec b_var_;                    // of b's

@@ -1,8 +1,10 @@
 #include "run/release_once_job.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
+#include <optional>
 
 #include "core/error.hpp"
 #include "io/run_report.hpp"
@@ -13,27 +15,67 @@
 #include "run/curator_files.hpp"
 #include "run/private_job.hpp"
 #include "run/private_samplers.hpp"
+#include "run/sampler_params.hpp"
 
 namespace dpmcmc {
 namespace {
 
 using json = nlohmann::json;
 
-// The plan of one release of `coordinates` values with the smallest noise the budget allows.
+// The plan of one release of `coordinates` values with the smallest noise multiplier z that the
+// certified planner accepts within the budget: from the exact Gaussian PLD's z (enough when it
+// plans) up by factors of 1.25 until a plan exists (zCDP or RDP alone need ~10–30 % more), then
+// bisected down to within 2 % of the smallest.
 PrivateRunPlan plan_one_release(const SampleSpec& spec, const Budget& budget,
                                 std::size_t coordinates) {
-  const double mu_max = gaussian_pld_max_mu(budget.epsilon, budget.delta * (1.0 - 0x1p-10));
-  double z = 1.0 / std::sqrt(2.0 * mu_max);
-  for (int attempt = 0;; ++attempt, z *= 1.01) {
+  const auto plan_at = [&](double z) -> std::optional<PrivateRunPlan> {
+    if (!(z > 0.0) || !std::isfinite(z)) return std::nullopt;
     try {
       return plan_private_run(budget, noisy_statistics_template(z), 1, spec.accountants, {},
                               coordinates, spec.plan_memo.get());
     } catch (const ConfigError&) {
-      // The discrete noise's share of δ may want a little more noise; beyond that the budget
-      // fits no noise level (ε so large that e^ε swamps it): the planner's own message.
-      if (attempt == 5) throw;
+      return std::nullopt;
+    }
+  };
+  const double mu_max = gaussian_pld_max_mu(budget.epsilon, budget.delta * (1.0 - 0x1p-10));
+  double lo = 1.0 / std::sqrt(2.0 * mu_max);
+  if (auto plan = plan_at(lo)) return *plan;
+  double hi = lo;
+  std::optional<PrivateRunPlan> best;
+  for (int i = 0; i < 40 && !best; ++i) best = plan_at(hi *= 1.25);
+  if (!best)
+    throw ConfigError(fmt::format(
+        "--sampler {}: no noise level lets the accountants ({}) certify one release of the "
+        "sufficient statistics within epsilon {:g}, delta {:g}",
+        kReleaseOnceSampler,
+        spec.accountants.empty() ? std::string("every certified one")
+                                 : fmt::format("{}", fmt::join(spec.accountants, ", ")),
+        budget.epsilon, budget.delta));
+  while (hi / lo > 1.02) {
+    const double mid = std::sqrt(lo * hi);
+    if (auto plan = plan_at(mid)) {
+      best = std::move(plan);
+      hi = mid;
+    } else {
+      lo = mid;
     }
   }
+  return *best;
+}
+
+// What the chains are given must be valid before the budget is spent on the release.
+void check_chain_options(const SampleSpec& spec, int dim) {
+  check_sampler_keys("nuts", spec.overrides);
+  if (spec.n)
+    throw UsageError("--n: the rows come from --data; --n applies to a preset's synthetic data");
+  for (const auto& point : spec.run.init.points) {
+    if (point.size() != dim)
+      throw UsageError(
+          fmt::format("--init: expected {} values (one per parameter), got {}", dim, point.size()));
+  }
+  if (spec.run.init.centre.size() != 0 && spec.run.init.centre.size() != dim)
+    throw UsageError(fmt::format("--init-centre: expected {} values (one per parameter), got {}",
+                                 dim, spec.run.init.centre.size()));
 }
 
 }  // namespace
@@ -60,19 +102,29 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   check_delta(budget.delta, "--delta");
 
   const std::shared_ptr<const GlmModel> glm = make_glm_model(user.glm);
+  check_chain_options(spec, glm->dim());
   const RegressionStatistic stat(user.glm);
   PrivateRunPlan plan = plan_one_release(spec, budget, static_cast<std::size_t>(stat.stat_dim()));
   const double z = plan.per_iteration.front().noise_multiplier();
+  const NoiseKey key = job_noise_key(spec);
+  // Counted on the private rows without noise: the curator's, written before anything else.
+  const auto curator = curator_dir(spec.out_dir);
+  prepare_curator_dir(curator);
+  const json curator_report = {
+      {"run_report", (spec.out_dir / "report.json").string()},
+      {"noise_key_file", spec.noise_key_file ? json(spec.noise_key_file->string()) : json(nullptr)},
+      {"data_preparation", user.design->report.to_json()}};
+  write_curator_json(curator_report, curator / "report.json");
+
   PrivateSamplerSetup setup;
   setup.per_iteration = plan.per_iteration;
   EventLog log;
-  const NoiseKey key = job_noise_key(spec);
   PrivateData owner(*glm, rows, make_noise_rng(key, spec.run.seed, 0), log,
                     allowance_for(setup, 1));
   const VectorRelease release = owner.suff_stat(stat, z);
 
   // From here on only the release is used, in the statistic's units.
-  const Vec value = release.value.cwiseProduct(stat.widths());
+  const Vec value = stat.to_units(release.value);
   const Vec noise_sd = release.noise_sd * stat.widths();
   Dataset released;
   released.x = value.transpose();
@@ -85,16 +137,14 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
         std::make_unique<NoisyStatisticsModel>(glm, stat, n, sd, released.x.row(0).transpose()));
   };
   preset->load_data = [released] { return released; };
-  SampleSpec chains = spec;
-  chains.sampler = "nuts";
-  chains.user_model.reset();
-  chains.data_file.reset();
-  chains.custom_model = preset;
-  chains.checkpoint.reset();
-  chains.publish_timings = false;  // as every private run: timings are not released
-  SampleOutcome out = run_sample_job(chains);
 
+  // The published report is written once, by the chains' job, with the release's privacy
+  // section in it.
   json privacy = privacy_report(plan, log, spec.plan_memo.get());
+  for (const char* key_name : {"iterations_allowed", "iterations_per_chain", "iterations_scheduled",
+                               "iterations_unused", "epsilon_of_iterations_allowed"})
+    privacy.erase(key_name);
+  privacy["releases_planned"] = 1;
   json statistic = json::object();
   json sds = json::object();
   for (std::size_t j = 0; j < released.columns.size(); ++j) {
@@ -109,25 +159,30 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
       {"sensitivity", release.sensitivity},
       {"statistic", statistic},
       {"noise_sd", sds}};
-  out.report["privacy"] = privacy;
-  out.report.erase("accuracy");  // none without an exact reference; never published here
-  out.report["sampler"]["name"] = kReleaseOnceSampler;
-  out.report["sampler"]["chains"] = "nuts on the posterior given the released statistics";
-  out.report["curator"] = {
-      {"directory", curator_dir(spec.out_dir).string()},
-      {"note",
-       "clip and impute counts are in the curator directory: computed from the private "
-       "data without noise"}};
-  write_json(out.report, out.report_file);
+  SampleSpec chains = spec;
+  chains.sampler = "nuts";
+  chains.user_model.reset();
+  chains.data_file.reset();
+  chains.custom_model = preset;
+  chains.checkpoint.reset();
+  chains.publish_timings = false;  // as every private run: timings are not released
+  chains.amend_report = [&](json& report) {
+    report["privacy"] = privacy;
+    report.erase("accuracy");  // none without an exact reference; never published here
+    report["sampler"]["name"] = kReleaseOnceSampler;
+    report["sampler"]["chains"] = "nuts on the posterior given the released statistics";
+    report["run"]["noise_key"] = key.describe();
+    report["curator"] = {
+        {"directory", curator.string()},
+        {"note",
+         "clip and impute counts are in the curator directory: computed from the private "
+         "data without noise"}};
+  };
+  SampleOutcome out = run_sample_job(chains);
   out.plan = std::move(plan);
   out.recorded = log;
-  // Counted on the private rows without noise: the curator's.
-  const auto curator = curator_dir(spec.out_dir);
-  prepare_curator_dir(curator);
-  out.curator = {{"run_report", out.report_file.string()},
-                 {"data_preparation", user.design->report.to_json()}};
+  out.curator = curator_report;
   out.curator_file = curator / "report.json";
-  write_curator_json(out.curator, out.curator_file);
   return out;
 }
 

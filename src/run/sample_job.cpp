@@ -332,6 +332,7 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
     out.report["accuracy"] = accuracy;
     if (!job.data.preparation.is_null()) out.report["data_preparation"] = job.data.preparation;
   }
+  if (spec.amend_report) spec.amend_report(out.report);
   out.report_file = spec.out_dir / "report.json";
   write_json(out.report, out.report_file);
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -67,6 +68,10 @@ struct SampleSpec {
   // false: no timings in the chain CSVs and report.json (a non-private run on released
   // statistics, run/release_once_job.hpp, publishes what a private run publishes).
   bool publish_timings = true;
+  // Called on the published report just before it is written (once): a job built on this one
+  // (run/release_once_job.hpp) adds what it knows, so that report.json is never written without
+  // it.
+  std::function<void(nlohmann::json&)> amend_report;
   std::size_t reference_draws = 1000;  // exact draws for the MMD (thesis Section 5.2: 1000)
   // Private samplers only: the budget shared by all chains (δ default: the preset's on its own
   // data, else 0.1/n, the papers' rule), the accountants to plan with (empty: every certified one;

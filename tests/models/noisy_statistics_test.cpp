@@ -25,8 +25,8 @@ GlmSpec spec_of(GlmFamily family, std::optional<double> sigma) {
   g.sigma = sigma;
   g.column_bounds = {1.0, 1.0, 0.5};
   g.row_norm_bound = std::sqrt(2.25);
-  g.y_low = family == GlmFamily::logistic ? 0.0 : -4.0;
-  g.y_high = family == GlmFamily::logistic ? 1.0 : 4.0;
+  g.y_low = family == GlmFamily::logistic ? 0.0 : -3.0;  // linear: centre 1, half-range 4
+  g.y_high = family == GlmFamily::logistic ? 1.0 : 5.0;
   return g;
 }
 
@@ -41,7 +41,7 @@ Mat simulate_rows(GlmFamily family, int n, std::uint64_t seed) {
     const double eta = 0.3 - rows(i, 1) + 2.0 * rows(i, 2);
     rows(i, 3) = family == GlmFamily::logistic
                      ? (rng.uniform() < 1.0 / (1.0 + std::exp(-eta)) ? 1.0 : 0.0)
-                     : std::clamp(eta + rng.normal(0.0, 1.0), -4.0, 4.0);
+                     : std::clamp(eta + rng.normal(0.0, 1.0), -3.0, 5.0);
   }
   return rows;
 }
@@ -55,8 +55,9 @@ Vec released_sum(const RegressionStatistic& stat, const Mat& rows) {
 TEST(RegressionStatistic, EveryRowLiesInTheBoxWhoseDiagonalIsTheSensitivity) {
   for (const auto family : {GlmFamily::linear, GlmFamily::logistic}) {
     const RegressionStatistic stat(spec_of(family, std::nullopt));
-    // 6 products of 3 columns, 3 cross products with t, and t² for linear with σ sampled.
-    EXPECT_EQ(stat.stat_dim(), family == GlmFamily::linear ? 10 : 9);
+    // 5 products of 3 columns (not the intercept's 1·1 = 1 per row: n is public), 3 cross
+    // products with t, and t² for linear with σ sampled.
+    EXPECT_EQ(stat.stat_dim(), family == GlmFamily::linear ? 9 : 8);
     const Mat rows = simulate_rows(family, 500, 2);
     Mat s(rows.rows(), stat.stat_dim());
     stat.stat_rows(rows, s);
@@ -64,20 +65,25 @@ TEST(RegressionStatistic, EveryRowLiesInTheBoxWhoseDiagonalIsTheSensitivity) {
       EXPECT_TRUE((s.row(i).transpose().array() >= stat.stat_lower().array()).all()) << i;
       EXPECT_TRUE((s.row(i).transpose().array() <= stat.stat_upper().array()).all()) << i;
     }
-    // Row 0 by hand: x = (1, a, b), t = y (linear) or y − ½ (logistic), released in units of
-    // each component's width.
+    // Row 0 by hand: x = (1, a, b), t = y − 1 (linear: the middle of [-3, 5], absorbed by the
+    // intercept) or y − ½ (logistic), released in units of each component's width.
     const double a = rows(0, 1), b = rows(0, 2);
-    const double t = rows(0, 3) - (family == GlmFamily::logistic ? 0.5 : 0.0);
-    const std::vector<double> expected = {1, a, b, a * a, a * b, b * b, t, a * t, b * t};
-    for (std::size_t j = 0; j < expected.size(); ++j)
-      EXPECT_DOUBLE_EQ(
-          s(0, static_cast<Eigen::Index>(j)) * stat.widths()(static_cast<Eigen::Index>(j)),
-          expected[j])
-          << j;
-    EXPECT_DOUBLE_EQ(stat.stat_sensitivity(), (stat.stat_upper() - stat.stat_lower()).norm());
+    const double t = rows(0, 3) - (family == GlmFamily::logistic ? 0.5 : 1.0);
+    const std::vector<double> expected = {a, b, a * a, a * b, b * b, t, a * t, b * t};
+    for (std::size_t j = 0; j < expected.size(); ++j) {
+      const auto c = static_cast<Eigen::Index>(j);
+      EXPECT_DOUBLE_EQ(s(0, c) * stat.widths()(c), expected[j]) << j;
+    }
+    // Every component has width 1 in the released units: Δ = √k under substitution.
+    EXPECT_DOUBLE_EQ(stat.stat_sensitivity(), std::sqrt(static_cast<double>(stat.stat_dim())));
+    // The widths from the declared bounds: x_a x_b in [-0.5, 0.5], x_b² in [0, 0.25],
+    // t in [-4, 4] (linear) or [-½, ½].
+    EXPECT_DOUBLE_EQ(stat.widths()(3), 1.0);
+    EXPECT_DOUBLE_EQ(stat.widths()(4), 0.25);
+    EXPECT_DOUBLE_EQ(stat.widths()(5), family == GlmFamily::linear ? 8.0 : 1.0);
   }
   // σ known: Σ t² is not released.
-  EXPECT_EQ(RegressionStatistic(spec_of(GlmFamily::linear, 1.0)).stat_dim(), 9);
+  EXPECT_EQ(RegressionStatistic(spec_of(GlmFamily::linear, 1.0)).stat_dim(), 8);
 }
 
 TEST(NoisyStatisticsModel, NegligibleNoiseGivesTheRowsLikelihoodRatios) {
@@ -133,7 +139,7 @@ TEST(NoisyStatisticsModel, NoiseInTheReleasedXtXFlattensTheLikelihood) {
   const RegressionStatistic stat(spec);
   const Vec s = released_sum(stat, simulate_rows(GlmFamily::linear, 400, 9));
   Vec exact = Vec::Constant(stat.stat_dim(), 1e-9), noisy_a = exact;
-  noisy_a.head(6).setConstant(5.0);  // the 6 entries of A's upper triangle
+  noisy_a.head(5).setConstant(5.0);  // the 5 released entries of A's upper triangle
   const NoisyStatisticsModel m0(make_glm_model(spec), stat, 400.0, exact);
   const NoisyStatisticsModel m1(make_glm_model(spec), stat, 400.0, noisy_a);
   const auto curvature = [&](const NoisyStatisticsModel& m, const Vec& at) {
@@ -145,6 +151,59 @@ TEST(NoisyStatisticsModel, NoiseInTheReleasedXtXFlattensTheLikelihood) {
   for (const Vec& at : {Vec(Vec::Zero(3)), Vec((Vec(3) << 0.3, -1.0, 2.0).finished())}) {
     EXPECT_LT(curvature(m0, at), 0.0);
     EXPECT_LT(std::abs(curvature(m1, at)), 0.9 * std::abs(curvature(m0, at)));
+  }
+}
+
+TEST(NoisyStatisticsModel, TheReleasesGaussianHasTheSimulatedMomentsWithSigmaSampled) {
+  // The σ-sampled path end to end: a fixed design (n = 240), β and σ; y = Xβ + σε, then the
+  // release with independent noise on every component (sd 2 on A's entries, 3 on b, 20 on c),
+  // 100 000 times. The residuals (b̃ − Ãβ′, c̃ − β′ᵀÃβ′ − nσ²) computed by the model from each
+  // simulated release must have mean 0 and the covariance the model states for the exact
+  // statistic: σ²A + D_b + V(Eβ′), 2σ²Aβ′ + Cov(Eβ′, β′ᵀEβ′) and 4σ²β′ᵀAβ′ + 2nσ⁴ + d_c +
+  // Var(β′ᵀEβ′). The errors-in-variables terms are ~50 % of the b block and ~20 % of c's here,
+  // so a missing term or a wrong sign moves an entry far beyond the 4 % tolerance (the Monte
+  // Carlo error of a covariance entry is ~√(2/R) ≈ 0.5 % of its scale).
+  const auto spec = spec_of(GlmFamily::linear, std::nullopt);
+  const RegressionStatistic stat(spec);
+  const int n = 240;
+  const Mat design = simulate_rows(GlmFamily::linear, n, 13);
+  const Mat x = design.leftCols(3);
+  const Vec beta = (Vec(3) << 0.3, -1.0, 2.0).finished();
+  const double sigma = 1.0;
+  Vec sds(stat.stat_dim());
+  sds.head(5).setConstant(2.0);
+  sds.segment(5, 3).setConstant(3.0);
+  sds(8) = 20.0;
+  Vec theta(4);
+  theta << beta, std::log(sigma);
+  const NoisyStatisticsModel model(make_glm_model(spec), stat, n, sds);
+  Rng rng = make_rng(21, 0);
+  Mat rows = design;
+  const auto release = [&](bool noisy) {
+    for (int i = 0; i < n; ++i) rows(i, 3) = x.row(i).dot(beta) + sigma * rng.normal(0.0, 1.0);
+    Vec s = released_sum(stat, rows);
+    if (noisy) {
+      for (Eigen::Index j = 0; j < s.size(); ++j) s(j) += sds(j) * rng.normal(0.0, 1.0);
+    }
+    return s;
+  };
+  // The model's covariance given the exact statistic (A enters only through σ²A and Aβ′).
+  const Mat stated = model.observation(theta, release(false)).covariance;
+  const int reps = 100000;
+  Vec mean = Vec::Zero(4);
+  Mat second = Mat::Zero(4, 4);
+  for (int r = 0; r < reps; ++r) {
+    const Vec res = model.observation(theta, release(true)).residual;
+    mean += res / reps;
+    second += res * res.transpose() / reps;
+  }
+  const Mat empirical = second - mean * mean.transpose();
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_LT(std::abs(mean(j)), 5.0 * std::sqrt(stated(j, j) / reps)) << j;
+    for (int k = 0; k < 4; ++k) {
+      EXPECT_NEAR(empirical(j, k), stated(j, k), 0.04 * std::sqrt(stated(j, j) * stated(k, k)))
+          << j << "," << k;
+    }
   }
 }
 
