@@ -15,6 +15,7 @@
 #include "run/dp_hmc_setup.hpp"
 #include "run/fastmh_setup.hpp"
 #include "run/minibatch_setup.hpp"
+#include "run/release_once_job.hpp"
 #include "run/sampler_params.hpp"
 #include "run/sgld_setup.hpp"
 
@@ -246,6 +247,19 @@ std::string sampler_table(bool markdown) {
                          fmt::join(options, " "), "", fmt::join(columns, ", "), "", facts.adapts);
       if (d.is_private()) out += fmt::format("{:<39} certified by: {}\n", "", certified);
     }
+  }
+  // Release once (run/release_once_job.hpp) is a job around NUTS, not a kernel with a descriptor.
+  const std::string nss =
+      "one release of a regression family's sufficient statistics (Bernstein and Sheldon 2018, "
+      "2019), then NUTS on the posterior given it for --iter iterations; --model linear, normal "
+      "or logistic with --schema";
+  if (markdown) {
+    out += fmt::format(
+        "| `{}` | yes | {} | NUTS's | `nuts` | NUTS's | as NUTS | every certified one |\n",
+        kReleaseOnceSampler, nss);
+  } else {
+    out += fmt::format("{:<26} {:<12} {}\n{:<39} options: NUTS's; adapts: as NUTS\n",
+                       kReleaseOnceSampler, "private", nss, "");
   }
   return out;
 }
