@@ -11,6 +11,7 @@ void add_simulate_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
 void add_summary_command(CLI::App& app);
 void add_account_command(CLI::App& app);
+void add_audit_command(CLI::App& app);        // the privacy auditor (src/audit/)
 void add_experiment_commands(CLI::App& app);  // experiment and report
 
 }  // namespace dpmcmc::cli

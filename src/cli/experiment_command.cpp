@@ -102,6 +102,10 @@ std::string row_note(const ResultRow& r) {
   if (r.text("status") != "completed") return "error: " + r.text("message");
   if (r.text("kind") == "account")
     return fmt::format("{} iterations ({})", r.text("iterations_total"), r.text("accountant"));
+  if (r.text("kind") == "audit")
+    return fmt::format("epsilon_lb {} of certified {} ({})", short_number(r.text("epsilon_lb")),
+                       short_number(r.text("certified_epsilon")),
+                       r.text("message").substr(0, r.text("message").find(':')));
   const std::string metric = r.text("mmd") != "NA"
                                  ? "mmd " + short_number(r.text("mmd"))
                                  : "mean error " + short_number(r.text("mean_error"));

@@ -6,12 +6,16 @@
 #include <cmath>
 #include <set>
 
+#include "audit/audit_run.hpp"
+#include "audit/neighbours.hpp"
+#include "audit/sampler_subject.hpp"
 #include "core/error.hpp"
 #include "experiment/experiment_runner.hpp"
 #include "experiment/experiment_template.hpp"
 #include "io/run_report.hpp"
 #include "privacy/account_rows.hpp"
 #include "run/sample_job.hpp"
+#include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
 
 namespace dpmcmc {
@@ -25,7 +29,7 @@ bool wants(const ExperimentSpec& spec, const std::string& metric) {
 
 ResultRow base_row(const ExperimentSpec& spec, const ExperimentCell& c, std::size_t n) {
   ResultRow row;
-  row.set("kind", spec.kind == ExperimentKind::sample ? "sample" : "account");
+  row.set("kind", experiment_kind_name(spec.kind));
   row.set("model", c.model);
   row.set("sampler", c.sampler.label);
   if (c.sweep_param) {
@@ -223,6 +227,43 @@ std::vector<ResultRow> account_cell(const ExperimentSpec& spec, const Experiment
   return rows;
 }
 
+// One audit (src/audit/): the sampler calibrated so that k = the cell's sweep value iterations
+// certify the cell's ε at the spec's δ for the audit's rows, on the preset's data simulated with
+// the cell's data seed, proposals from the cell's seed, noise from the spec's key (or a fresh
+// one).
+std::vector<ResultRow> audit_cell(const ExperimentSpec& spec, const ExperimentCell& c,
+                                  const CellShared& shared) {
+  const Preset& preset = find_preset(c.model);
+  const std::size_t rows = std::min(spec.audit.rows, preset.n);
+  const auto k = static_cast<std::uint64_t>(c.sweep_value.value_or(1.0));
+  const double delta = spec.delta.delta(rows);
+  const SamplerDescriptor& entry = *find_private_sampler(c.sampler.sampler);
+  const auto model = preset.make_model();
+  const Dataset base = simulate_preset(preset, *model, c.data_seed, rows);
+  json params = with_unset_counts(entry, sampler_params(preset, entry.name, c.sampler.overrides));
+  params = calibrate_privacy_knobs(entry, params, *model, rows, k, *c.epsilon, delta);
+  const SamplerSubject subject(entry, preset, params, base, k, c.seed);
+  AuditOptions options;
+  options.trials = k == 1 ? spec.audit.trials : spec.audit.chain_trials;
+  options.pilot_trials = spec.audit.pilot_trials;
+  options.delta = delta;
+  options.beta = 1.0 - spec.audit.confidence;
+  options.threads = 1;  // the runner spreads cells over the cores
+  const NoiseKey key = shared.noise_key ? *shared.noise_key : NoiseKey::fresh();
+  const AuditOutcome out = run_audit(subject, canary_pairs(base, subject.relation()), options, key);
+  ResultRow row = base_row(spec, c, rows);
+  row.set("certified_epsilon", out.certified_epsilon);
+  row.set("epsilon_lb", out.bound.epsilon);
+  row.set("hockey_stick_epsilon", out.hockey_stick.epsilon);
+  row.set("wall_seconds", out.seconds);
+  row.set("status", "completed");
+  row.set("message", sanitize_field(fmt::format(
+                         "{}: test {} {} {:.6g}; canary {}",
+                         out.violation() ? "VIOLATION" : "consistent", out.bound.statistic,
+                         out.bound.test.above ? ">" : "<=", out.bound.test.threshold, out.canary)));
+  return {row};
+}
+
 }  // namespace
 
 std::filesystem::path cell_dir(const std::filesystem::path& out_dir, const ExperimentCell& c) {
@@ -238,6 +279,7 @@ std::optional<std::vector<ResultRow>> run_experiment_cell(
   if (spec.kind == ExperimentKind::sample)
     return sample_cell(spec, cell, out_dir, stop, draw_files, shared);
   try {
+    if (spec.kind == ExperimentKind::audit) return audit_cell(spec, cell, shared);
     return account_cell(spec, cell);
   } catch (const Error& e) {
     ResultRow row = base_row(spec, cell, spec.n.value_or(find_preset(cell.model).n));

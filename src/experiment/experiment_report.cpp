@@ -124,6 +124,30 @@ std::string account_table(const ResultsSummary& s) {
          "release template; – : the accountant cannot plan it (hover for the reason).</p>\n";
 }
 
+// One row per (model, sampler, k), one column per ε: ε_lb / ε certified.
+std::string audit_table(const ResultsSummary& s) {
+  std::string h =
+      "<table><thead><tr><th>model</th><th>sampler</th><th>k</th><th>ε</th><th>ε_lb</th>"
+      "<th>ε certified</th><th>ratio</th><th>hockey-stick estimate</th><th>verdict, test, "
+      "canary</th><th>seconds</th></tr></thead><tbody>\n";
+  for (const auto& a : s.audit) {
+    const auto num = [](const std::optional<double>& v) { return v ? show(*v) : std::string("–"); };
+    h += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        html_escape(a.model), html_escape(a.sampler), a.iterations, format_number(a.epsilon),
+        num(a.epsilon_lb), num(a.certified),
+        a.epsilon_lb && a.certified && *a.certified > 0 ? show(*a.epsilon_lb / *a.certified)
+                                                        : std::string("–"),
+        num(a.hockey_stick), html_escape(a.message), num(a.seconds));
+  }
+  return h +
+         "</tbody></table>\n<p class=\"note\">ε_lb: the empirical lower bound at the spec's "
+         "confidence (threshold tests, Clopper–Pearson); a VIOLATION is ε_lb above the "
+         "certified ε. The hockey-stick estimate is a plug-in with no confidence "
+         "statement.</p>\n";
+}
+
 std::string page(const ReportOptions& options, const ResultsSummary& summary,
                  const std::vector<Figure>& figures, const nlohmann::json& spec) {
   const std::string name =
@@ -171,6 +195,7 @@ std::string page(const ReportOptions& options, const ResultsSummary& summary,
   }
   if (!summary.sample.empty()) h += "<h2>Sampling results</h2>\n" + sample_table(summary);
   if (!summary.account.empty()) h += "<h2>Accounting comparison</h2>\n" + account_table(summary);
+  if (!summary.audit.empty()) h += "<h2>Privacy audits</h2>\n" + audit_table(summary);
   h += "<h2>Configuration</h2>\n";
   if (spec.is_null()) {
     h += "<p class=\"note\">No spec.json beside the results file.</p>\n";

@@ -47,9 +47,8 @@ std::string cell_key(ExperimentKind kind, const std::string& model, const std::s
   // The sweep segment only when the cell has a swept value (ResultRow::cell_key agrees).
   const std::string swept =
       sweep_param ? fmt::format("/{}={}", *sweep_param, format_number(*sweep_value)) : "";
-  return fmt::format("{}/{}/{}{}/{}/{}", kind == ExperimentKind::sample ? "sample" : "account",
-                     model, label, swept, eps ? format_number(*eps) : "NA",
-                     repeat ? std::to_string(*repeat) : "NA");
+  return fmt::format("{}/{}/{}{}/{}/{}", experiment_kind_name(kind), model, label, swept,
+                     eps ? format_number(*eps) : "NA", repeat ? std::to_string(*repeat) : "NA");
 }
 
 // Appends rows to the results file, one flushed write per cell, so that an interruption leaves
@@ -119,13 +118,13 @@ std::vector<ExperimentCell> experiment_cells(const ExperimentSpec& spec) {
       if (!choice.runs_on(model)) continue;
       const std::string hash = cell_hash(spec, choice);
       std::vector<std::optional<double>> eps;
-      if (spec.kind == ExperimentKind::account || experiment_sampler_is_private(choice.sampler)) {
+      if (spec.kind != ExperimentKind::sample || experiment_sampler_is_private(choice.sampler)) {
         for (double e : spec.epsilons) eps.emplace_back(e);
       } else {
         eps.emplace_back(std::nullopt);
       }
       std::vector<std::optional<int>> repeats;
-      if (spec.kind == ExperimentKind::account) {
+      if (spec.kind != ExperimentKind::sample) {
         repeats.emplace_back(std::nullopt);
       } else {
         for (int r = 1; r <= spec.repeats; ++r) repeats.emplace_back(r);
@@ -146,7 +145,8 @@ std::vector<ExperimentCell> experiment_cells(const ExperimentSpec& spec) {
             if (v) {
               c.sweep_param = spec.sweep->param;
               c.sweep_value = *v;
-              c.sampler.overrides[spec.sweep->param] = *v;
+              // An audit's sweep is its iteration count, not a hyperparameter.
+              if (spec.kind != ExperimentKind::audit) c.sampler.overrides[spec.sweep->param] = *v;
             }
             c.epsilon = e;
             c.repeat = r;

@@ -34,12 +34,16 @@ const std::vector<std::string> kTopKeys = {
     "params",  "epsilons",        "delta",       "repeats",       "chains",
     "n",       "iterations",      "init",        "paired_starts", "warmup_fraction",
     "metrics", "reference_draws", "accountants", "seed",          "profiles",
-    "sweep",   "noise_key_file"};
-const std::vector<std::string> kProfileKeys = {
-    "models",        "samplers",        "params",  "epsilons",        "delta",
-    "repeats",       "chains",          "n",       "iterations",      "init",
-    "paired_starts", "warmup_fraction", "metrics", "reference_draws", "accountants",
-    "sweep"};
+    "sweep",   "noise_key_file",  "audit"};
+const std::vector<std::string> kProfileKeys = {"models",        "samplers",
+                                               "params",        "epsilons",
+                                               "delta",         "repeats",
+                                               "chains",        "n",
+                                               "iterations",    "init",
+                                               "paired_starts", "warmup_fraction",
+                                               "metrics",       "reference_draws",
+                                               "accountants",   "sweep",
+                                               "audit"};
 // Keys that only mean something when sampling.
 const std::vector<std::string> kSampleOnlyKeys = {
     "repeats",       "chains",  "iterations",      "init",
@@ -322,12 +326,17 @@ std::vector<SamplerChoice> parse_samplers(const json& doc, const Reader& r, Expe
           c.overrides[k] = v;
       }
     }
-    const bool accepted = kind == ExperimentKind::account
-                              ? has_release_template(c.sampler)
+    const bool accepted = kind == ExperimentKind::account ? has_release_template(c.sampler)
+                          : kind == ExperimentKind::audit
+                              ? find_private_sampler(c.sampler) != nullptr
                               : std::find(known.begin(), known.end(), c.sampler) != known.end();
     if (!accepted) {
       const std::string where =
           c.sampler == c.label ? fmt::format("samplers[{}]", i) : pkey + ".sampler";
+      if (kind == ExperimentKind::audit) {
+        r.fail(where, fmt::format("'{}' is not a private sampler; an audit takes one of {}",
+                                  c.sampler, fmt::join(private_sampler_names(), ", ")));
+      }
       if (kind == ExperimentKind::account) {
         std::vector<std::string> names;
         for (const auto& name : private_sampler_names()) names.push_back(name);
@@ -339,7 +348,7 @@ std::vector<SamplerChoice> parse_samplers(const json& doc, const Reader& r, Expe
                                 fmt::join(known, ", ")));
     }
     if ((c.warmup || c.samples) &&
-        (kind == ExperimentKind::account || experiment_sampler_is_private(c.sampler)))
+        (kind != ExperimentKind::sample || experiment_sampler_is_private(c.sampler)))
       r.fail(pkey + ".iterations",
              fmt::format("only non-private samplers take iterations ('{}' runs what the budget "
                          "allows)",
@@ -373,11 +382,12 @@ void preflight(const ExperimentSpec& spec, const Reader& r) {
       const std::string where = "params." + c.label;
       try {
         json overrides = c.overrides;
-        // One value stands for all: the swept key must be present for the sampler to build.
-        if (spec.sweep && spec.sweep->sweeps(c.label))
+        // One value stands for all: the swept key must be present for the sampler to build
+        // (an audit's sweep, its iterations, is not a hyperparameter).
+        if (spec.sweep && spec.sweep->sweeps(c.label) && spec.kind != ExperimentKind::audit)
           overrides[spec.sweep->param] = spec.sweep->values.front();
         const json params = sampler_params(preset, c.sampler, overrides);
-        if (spec.kind == ExperimentKind::account || find_private_sampler(c.sampler)) {
+        if (spec.kind != ExperimentKind::sample || find_private_sampler(c.sampler)) {
           (void)release_template(c.sampler, params, preset, n);
         } else if (c.sampler == "rwmh") {
           (void)vector_param(params, c.sampler, "proposal_sd", model->dim());
@@ -413,6 +423,18 @@ std::string DeltaRule::text() const {
   return per_row ? fmt::format("{}/n", value) : fmt::format("{}", value);
 }
 
+const char* experiment_kind_name(ExperimentKind kind) {
+  switch (kind) {
+    case ExperimentKind::sample:
+      return "sample";
+    case ExperimentKind::account:
+      return "account";
+    case ExperimentKind::audit:
+      return "audit";
+  }
+  return "sample";
+}
+
 bool experiment_sampler_is_private(const std::string& sampler) {
   return is_private_sampler(sampler) || sampler == "dp-hmc";
 }
@@ -446,15 +468,64 @@ void parse_identity(const json& d, const Reader& r, ExperimentSpec& spec) {
       spec.kind = ExperimentKind::sample;
     } else if (k == "account") {
       spec.kind = ExperimentKind::account;
+    } else if (k == "audit") {
+      spec.kind = ExperimentKind::audit;
     } else {
-      r.fail("kind", fmt::format("expected sample or account, got '{}'", k));
+      r.fail("kind", fmt::format("expected sample, account or audit, got '{}'", k));
     }
   }
-  if (spec.kind == ExperimentKind::account) {
+  if (spec.kind != ExperimentKind::sample) {
     for (const auto& k : kSampleOnlyKeys) {
-      if (d.contains(k)) r.fail(k, "does not apply to an experiment of kind 'account'");
+      if (d.contains(k))
+        r.fail(k, fmt::format("does not apply to an experiment of kind '{}'",
+                              experiment_kind_name(spec.kind)));
     }
   }
+  if (spec.kind == ExperimentKind::audit && d.contains("sweep"))
+    r.fail("sweep", "an audit's sweep is its \"audit\": {\"iterations\": [...]}");
+  if (spec.kind != ExperimentKind::audit && d.contains("audit"))
+    r.fail("audit", "applies to an experiment of kind 'audit' only");
+}
+
+// "audit": {"iterations": [k, …], "trials": N, "chain_trials": M, "pilot_trials": P, "rows": R,
+// "confidence": C},
+// every key optional; the iterations become the cells' sweep coordinate.
+void parse_audit(const json& d, const Reader& r, ExperimentSpec& spec) {
+  AuditGrid& a = spec.audit;
+  if (d.contains("audit")) {
+    const json& j = d.at("audit");
+    if (!j.is_object()) r.fail("audit", "expected an object of audit settings");
+    for (const auto& [k, v] : j.items()) {
+      const std::string key = "audit." + k;
+      if (k == "iterations") {
+        if (!v.is_array() || v.empty()) r.fail(key, "expected a non-empty array of whole numbers");
+        a.iterations.clear();
+        for (std::size_t i = 0; i < v.size(); ++i)
+          a.iterations.push_back(r.whole(v[i], fmt::format("{}[{}]", key, i), 1));
+      } else if (k == "trials") {
+        a.trials = r.whole(v, key, 8);
+      } else if (k == "chain_trials") {
+        a.chain_trials = r.whole(v, key, 8);
+      } else if (k == "pilot_trials") {
+        a.pilot_trials = r.whole(v, key, 8);
+      } else if (k == "rows") {
+        a.rows = r.whole(v, key, 2);
+      } else if (k == "confidence") {
+        const double c = r.positive(v, key);
+        if (!(c < 1.0)) r.fail(key, "expected a number in (0, 1)");
+        a.confidence = c;
+      } else {
+        r.fail(key,
+               "unknown key; expected iterations, trials, chain_trials, pilot_trials, rows or "
+               "confidence");
+      }
+    }
+  }
+  SweepSpec sweep;
+  sweep.param = "iterations";
+  for (const auto k : a.iterations) sweep.values.push_back(static_cast<double>(k));
+  for (const auto& c : spec.samplers) sweep.labels.push_back(c.label);
+  spec.sweep = sweep;
 }
 
 // The grid: models, samplers, epsilons, delta, repeats, chains, n, iterations and the sweep.
@@ -466,7 +537,7 @@ void parse_grid(const json& d, const Reader& r, ExperimentSpec& spec) {
   if (!d.contains("samplers")) r.fail("samplers", "missing (the samplers to run)");
   spec.samplers = parse_samplers(d, r, spec.kind, spec.models);
   const bool any_private =
-      spec.kind == ExperimentKind::account ||
+      spec.kind != ExperimentKind::sample ||
       std::any_of(spec.samplers.begin(), spec.samplers.end(),
                   [](const SamplerChoice& c) { return experiment_sampler_is_private(c.sampler); });
   if (d.contains("epsilons")) {
@@ -490,6 +561,7 @@ void parse_grid(const json& d, const Reader& r, ExperimentSpec& spec) {
         parse_iterations(d.at("iterations"), r, "iterations", spec.warmup, spec.samples);
   }
   if (d.contains("sweep")) spec.sweep = parse_sweep(d.at("sweep"), r, spec.samplers);
+  if (spec.kind == ExperimentKind::audit) parse_audit(d, r, spec);
 }
 
 // How each cell runs and is measured: init, paired_starts, warmup_fraction, metrics,
@@ -526,7 +598,7 @@ void parse_cell_settings(const json& d, const Reader& r, ExperimentSpec& spec) {
   }
   if (d.contains("seed")) {
     spec.seed = r.whole(d.at("seed"), "seed", 0);
-  } else if (spec.kind == ExperimentKind::sample) {
+  } else if (spec.kind != ExperimentKind::account) {
     r.fail("seed", "missing (an experiment must be reproducible: give a whole number)");
   }
 }
@@ -547,7 +619,7 @@ json resolved_spec(const ExperimentSpec& spec) {
   }
   json resolved = {{"name", spec.name},
                    {"description", spec.description},
-                   {"kind", spec.kind == ExperimentKind::sample ? "sample" : "account"},
+                   {"kind", experiment_kind_name(spec.kind)},
                    {"profile", spec.profile},
                    {"file", spec.file.string()},
                    {"models", spec.models},
@@ -561,6 +633,14 @@ json resolved_spec(const ExperimentSpec& spec) {
     resolved["sweep"] = {{"param", spec.sweep->param},
                          {"values", spec.sweep->values},
                          {"samplers", spec.sweep->labels}};
+  }
+  if (spec.kind == ExperimentKind::audit) {
+    resolved["audit"] = {{"iterations", spec.audit.iterations},
+                         {"trials", spec.audit.trials},
+                         {"chain_trials", spec.audit.chain_trials},
+                         {"pilot_trials", spec.audit.pilot_trials},
+                         {"rows", spec.audit.rows},
+                         {"confidence", spec.audit.confidence}};
   }
   if (spec.kind == ExperimentKind::sample) {
     json init = "preset";

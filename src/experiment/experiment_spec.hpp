@@ -9,6 +9,10 @@
 //            non-private samplers (rwmh, hmc) have no ε: one cell per (model, sampler, repeat).
 //   account  each cell (model, sampler, ε) tabulates the iterations the budget allows for the
 //            sampler's per-iteration release template under each accountant (no sampling).
+//   audit    each cell (model, sampler, ε, k) is one empirical privacy audit (src/audit/): the
+//            sampler calibrated so that k iterations certify ε, run on neighbouring datasets,
+//            its lower bound on ε beside the certified ε. The iteration counts k are the cells'
+//            sweep coordinate ("iterations"; an audit spec has no other sweep).
 // A "sweep" adds one grid coordinate: each swept sampler label runs once per value of one
 // hyperparameter (e.g. the clip bound of 002_673c6a5269ae2454.txt Section 6.2).
 #pragma once
@@ -24,7 +28,22 @@
 
 namespace dpmcmc {
 
-enum class ExperimentKind { sample, account };
+enum class ExperimentKind { sample, account, audit };
+
+// "sample", "account" or "audit".
+const char* experiment_kind_name(ExperimentKind kind);
+
+// An audit experiment's settings ("audit": {"iterations": [1, 5], "trials": N,
+// "chain_trials": M, "pilot_trials": P, "rows": R, "confidence": C}): N runs per dataset for
+// the single-iteration audit (k = 1), M for the longer ones (each run costs k iterations).
+struct AuditGrid {
+  std::vector<std::uint64_t> iterations = {1};
+  std::uint64_t trials = 100000;
+  std::uint64_t chain_trials = 10000;
+  std::uint64_t pilot_trials = 1000;
+  std::size_t rows = 5000;  // of each preset's simulated data (at most its n)
+  double confidence = 0.95;
+};
 
 // A sampler of the experiment under a label. The label names it in the results; it is the
 // sampler's own name unless the spec's "params" entry for the label says "sampler": NAME, which
@@ -111,6 +130,7 @@ struct ExperimentSpec {
   // not part of the spec's hash: rows drawn under different keys are draws of the same
   // experiment; the key file only makes a rerun identical bit for bit.
   std::optional<std::filesystem::path> noise_key_file;
+  AuditGrid audit;  // kind audit only
   // The spec after the profile, as canonical JSON (written to OUT/spec.json, shown in the report).
   nlohmann::json resolved;
 };

@@ -19,16 +19,21 @@ const std::string kNa = "NA";
 // Columns holding real numbers (or NA) and columns holding unsigned integers (or NA); the rest
 // are words. Validated on reading so that the report never meets a malformed number.
 const std::set<std::string>& real_columns() {
-  static const std::set<std::string> s = {
-      "epsilon",      "delta",         "acceptance_rate", "llr_clip_frac", "grad_clip_frac",
-      "mmd",          "mean_error",    "cov_error",       "max_rhat",      "certified_epsilon",
-      "wall_seconds", "test_accuracy", "sweep_value",     "sym_kl"};
+  static const std::set<std::string> s = {"epsilon",         "delta",
+                                          "acceptance_rate", "llr_clip_frac",
+                                          "grad_clip_frac",  "mmd",
+                                          "mean_error",      "cov_error",
+                                          "max_rhat",        "certified_epsilon",
+                                          "wall_seconds",    "test_accuracy",
+                                          "sweep_value",     "sym_kl",
+                                          "epsilon_lb",      "hockey_stick_epsilon"};
   return s;
 }
 // Columns added after the first release of the format: a file without them (written by an
 // older dpmcmc) is read with NA there, and the runner rewrites it with them on resume.
 const std::set<std::string>& optional_columns() {
-  static const std::set<std::string> s = {"sweep_param", "sweep_value", "sym_kl"};
+  static const std::set<std::string> s = {"sweep_param", "sweep_value", "sym_kl", "epsilon_lb",
+                                          "hockey_stick_epsilon"};
   return s;
 }
 const std::set<std::string>& integer_columns() {
@@ -90,6 +95,8 @@ const std::vector<std::string>& results_columns() {
                                                    "test_accuracy",
                                                    "max_rhat",
                                                    "certified_epsilon",
+                                                   "epsilon_lb",
+                                                   "hockey_stick_epsilon",
                                                    "wall_seconds",
                                                    "status",
                                                    "message",
@@ -245,9 +252,9 @@ ResultsFile read_results(const std::filesystem::path& file) {
       row.cells[c] = v;
     }
     const std::string& kind = row.text("kind");
-    if (kind != "sample" && kind != "account") {
-      throw DataError(fmt::format("{}:{}: column 'kind': expected sample or account, got '{}'",
-                                  name, number, kind));
+    if (kind != "sample" && kind != "account" && kind != "audit") {
+      throw DataError(fmt::format(
+          "{}:{}: column 'kind': expected sample, account or audit, got '{}'", name, number, kind));
     }
     const std::string& status = row.text("status");
     if (status != "completed" && status != "error") {

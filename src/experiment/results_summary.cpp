@@ -126,6 +126,22 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
     const std::size_t mi = rank(models, r.text("model"));
     const std::size_t si = rank(samplers, r.text("sampler"));
     const std::optional<double> eps = r.number("epsilon", file);
+    if (r.text("kind") == "audit") {
+      if (!eps) continue;
+      AuditGroup a;
+      a.model = r.text("model");
+      a.sampler = r.text("sampler");
+      a.epsilon = *eps;
+      a.iterations = static_cast<std::uint64_t>(r.number("sweep_value", file).value_or(1.0));
+      a.epsilon_lb = r.number("epsilon_lb", file);
+      a.certified = r.number("certified_epsilon", file);
+      a.hockey_stick = r.number("hockey_stick_epsilon", file);
+      a.seconds = r.number("wall_seconds", file);
+      a.violation = a.epsilon_lb && a.certified && *a.epsilon_lb > *a.certified * (1.0 + 1e-9);
+      if (r.text("message") != "NA") a.message = r.text("message");
+      out.audit.push_back(a);
+      continue;
+    }
     if (r.text("kind") == "account") {
       if (!eps) continue;
       AccountGroup a;
@@ -314,6 +330,42 @@ void accounting_reading(const ResultsSummary& summary, std::vector<std::string>&
   }
 }
 
+// Audits: how many cells are consistent, any violation by name, and the largest ratio
+// ε_lb / ε_certified (how tight the strongest audit showed a certificate to be).
+void audit_reading(const ResultsSummary& summary, std::vector<std::string>& lines) {
+  if (summary.audit.empty()) return;
+  std::size_t done = 0, violations = 0;
+  const AuditGroup* tightest = nullptr;
+  for (const auto& a : summary.audit) {
+    if (!a.epsilon_lb || !a.certified) continue;
+    ++done;
+    if (a.violation) {
+      ++violations;
+      lines.push_back(fmt::format("VIOLATION: {} on {} at ε = {}, k = {}: ε_lb {} > certified {}",
+                                  a.sampler, a.model, format_number(a.epsilon), a.iterations,
+                                  show(*a.epsilon_lb), show(*a.certified)));
+    }
+    if (tightest == nullptr ||
+        *a.epsilon_lb / *a.certified > *tightest->epsilon_lb / *tightest->certified)
+      tightest = &a;
+  }
+  lines.push_back(
+      fmt::format("{} of {} audits ran; {} consistent (ε_lb ≤ ε certified at the "
+                  "spec's confidence).",
+                  done, summary.audit.size(), done - violations));
+  if (tightest != nullptr && !(*tightest->epsilon_lb > 0.0)) {
+    lines.push_back(
+        "No audit showed a positive lower bound (more trials resolve smaller "
+        "rates).");
+  } else if (tightest != nullptr) {
+    lines.push_back(
+        fmt::format("Tightest: {} on {} at ε = {}, k = {}: ε_lb {} of certified {} (ratio {}).",
+                    tightest->sampler, tightest->model, format_number(tightest->epsilon),
+                    tightest->iterations, show(*tightest->epsilon_lb), show(*tightest->certified),
+                    show(*tightest->epsilon_lb / *tightest->certified)));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> reading_of(const ResultsSummary& summary) {
@@ -323,6 +375,7 @@ std::vector<std::string> reading_of(const ResultsSummary& summary) {
   for (const auto& line : sweep_reading(summary)) lines.push_back(line);
   baseline_and_error_reading(summary, lines);
   accounting_reading(summary, lines);
+  audit_reading(summary, lines);
   return lines;
 }
 

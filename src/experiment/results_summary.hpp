@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,11 +50,23 @@ struct AccountGroup {
   std::string message;
 };
 
+// One audit cell (kind audit): the empirical lower bound beside the certified ε.
+struct AuditGroup {
+  std::string model;
+  std::string sampler;
+  double epsilon = 0.0;
+  std::uint64_t iterations = 1;
+  std::optional<double> epsilon_lb, certified, hockey_stick, seconds;
+  bool violation = false;
+  std::string message;  // the verdict, test and canary, or the error
+};
+
 struct ResultsSummary {
   std::size_t rows = 0;
   // Models and samplers in order of appearance, then sweep value and ε ascending.
   std::vector<SampleGroup> sample;
   std::vector<AccountGroup> account;
+  std::vector<AuditGroup> audit;  // in the file's order
 };
 
 // `file` names the CSV in messages (DataError for a non-numeric cell, with its line).

@@ -37,7 +37,50 @@ std::string count_text(double n) {
 
 }  // namespace
 
+namespace {
+
+// Audits: one row per (model, sampler), one column per (ε, k): "ε_lb / ε certified".
+std::string audit_markdown(const ResultsSummary& summary) {
+  using Column = std::pair<double, std::uint64_t>;
+  std::vector<Column> columns;
+  std::vector<std::pair<std::string, std::string>> rows;
+  std::map<std::pair<std::string, std::string>, std::map<Column, const AuditGroup*>> cells;
+  for (const auto& a : summary.audit) {
+    const Column c{a.epsilon, a.iterations};
+    if (std::find(columns.begin(), columns.end(), c) == columns.end()) columns.push_back(c);
+    const auto key = std::make_pair(a.model, a.sampler);
+    if (!cells.count(key)) rows.push_back(key);
+    cells[key][c] = &a;
+  }
+  std::sort(columns.begin(), columns.end(), [](const Column& x, const Column& y) {
+    return std::tie(x.second, x.first) < std::tie(y.second, y.first);
+  });
+  std::string out = "| model | sampler |", rule = "|---|---|";
+  for (const auto& [eps, k] : columns) {
+    out += fmt::format(" ε = {}, k = {} |", format_number(eps), k);
+    rule += "---|";
+  }
+  out += "\n" + rule + "\n";
+  for (const auto& key : rows) {
+    out += fmt::format("| {} | {} |", key.first, key.second);
+    for (const auto& c : columns) {
+      const auto it = cells[key].find(c);
+      if (it == cells[key].end() || !it->second->epsilon_lb || !it->second->certified) {
+        out += " – |";
+      } else {
+        out += fmt::format(" {:.3g} / {:.3g}{} |", *it->second->epsilon_lb, *it->second->certified,
+                           it->second->violation ? " VIOLATION" : "");
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string summary_markdown(const ResultsSummary& summary) {
+  if (summary.sample.empty() && !summary.audit.empty()) return audit_markdown(summary);
   if (summary.sample.empty()) return "";
   std::vector<std::optional<double>> columns;
   for (const auto& g : summary.sample) columns.push_back(g.epsilon);

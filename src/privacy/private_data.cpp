@@ -49,7 +49,7 @@ PrivateData::PrivateData(const Model& model, const Dataset& data, NoiseRng noise
 }
 
 std::size_t PrivateData::rows() const {
-  return data_.rows();
+  return declared_rows_.value_or(data_.rows());
 }
 
 double PrivateData::temperature() const {
@@ -145,6 +145,7 @@ ScalarRelease PrivateData::llr_sum(const Vec& theta, const Vec& theta_prime, dou
   out.clipped = c.clipped;
   record(g);
   out.value = noisy(t * c.sum, g);
+  tap(ReleaseKind::llr_sum, {&out.value, 1});
   return out;
 }
 
@@ -180,6 +181,7 @@ VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise
   record(g);
   out.value.resize(d);
   for (int j = 0; j < d; ++j) out.value[j] = noisy(t * sum[j], g);
+  tap(ReleaseKind::grad_sum, {out.value.data(), static_cast<std::size_t>(d)});
   return out;
 }
 
@@ -189,25 +191,28 @@ VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double
   static const std::string who = "release '" + label + "'";
   require_positive(bound, "the clip bound", label);
   require_positive(noise_multiplier, "the noise multiplier", label);
-  const std::size_t n = data_.rows();
+  const std::size_t n = rows();  // declared (public); the rows held may be one more or less
   validate_batch(batch, n, who);
   const double t = model_.temperature();
   const bool poisson = batch.sampling == BatchSampling::poisson;
+  const std::size_t held = data_.rows();
   // Add/remove: one row more or less moves the sum by ≤ T·bound; substitute: by ≤ 2·T·bound.
   const PrivacyEvent e =
       calibrate(ReleaseKind::grad_batch, (poisson ? 1.0 : 2.0) * t * bound, noise_multiplier,
                 poisson ? Sampling::poisson : Sampling::without_replacement, batch_rate(batch, n),
                 poisson ? Neighbouring::add_remove : Neighbouring::substitute);
-  // The summation error of at most n rows (the Poisson batch's size is secret; n is public).
+  // The summation error of the largest Poisson batch of any add/remove neighbour, n + 1 rows
+  // (its size is secret; n is public), so the grid is the same on D and D′.
   const GridPlan g = discretise(e, noise_multiplier, static_cast<std::size_t>(model_.dim()),
-                                sum_float_error(poisson ? n : batch.size, t, bound));
+                                sum_float_error(poisson ? n + 1 : batch.size, t, bound));
   if (theta.size() != model_.dim()) {
     throw SoftwareError(fmt::format("release '{}': θ has {} components, the model {}", label,
                                     theta.size(), model_.dim()));
   }
 
   // The batch first, from the noise stream (it is part of the mechanism and stays secret).
-  const auto idx = batches_.draw(batch, n, noise_);
+  const auto idx = poisson ? batches_.poisson(held, batch_rate(batch, n), noise_)
+                           : batches_.draw(batch, held, noise_);
   const int d = model_.dim();
   Vec sum = Vec::Zero(d);
   std::size_t clipped = 0;
@@ -226,6 +231,7 @@ VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double
   record(g);
   out.value.resize(d);
   for (int j = 0; j < d; ++j) out.value[j] = noisy(t * sum[j], g);
+  tap(ReleaseKind::grad_batch, {out.value.data(), static_cast<std::size_t>(d)});
   return out;
 }
 
@@ -271,6 +277,7 @@ ScalarRelease PrivateData::llr_batch_corrected(const Vec& theta, const Vec& thet
   out.clipped = clipped;
   record(g);
   out.value = noisy(a * total - 0.5 * batch_var, g);
+  tap(ReleaseKind::llr_batch, {&out.value, 1});
   return out;
 }
 
@@ -351,6 +358,7 @@ VectorRelease PrivateData::suff_stat(const SufficientStatistic& s, double noise_
   record(g);
   out.value.resize(k);
   for (int j = 0; j < k; ++j) out.value[j] = noisy(stat_sum_[j], g);
+  tap(ReleaseKind::suff_stat, {out.value.data(), static_cast<std::size_t>(k)});
   return out;
 }
 

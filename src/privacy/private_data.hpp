@@ -25,6 +25,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 
 #include "core/error.hpp"
@@ -61,8 +63,19 @@ class PrivateData final : public DataOwner {
   PrivateData(const Model& model, const Dataset& data, NoiseRng noise, EventLog& log,
               ReleaseAllowance allowance);
 
-  std::size_t rows() const override;  // n (public)
-  double temperature() const;         // T of the model
+  std::size_t rows() const override;  // n (public): the declared count, else the rows held
+  // The privacy auditor's add/remove neighbours (src/audit/): D′ holds one row more or less than
+  // the n the run declares, and a Poisson batch's rate q = size/n must stay the plan's public
+  // constant (the accountants' mechanism includes each row of whatever dataset with probability
+  // q). Only the Poisson-subsampled gradient release reads n otherwise than through the rows.
+  void declare_rows(std::size_t n) { declared_rows_ = n; }
+
+  // Sees every released (noisy) value as it leaves this object, in release order: the
+  // auditor's statistics (src/audit/). Released values are what the sampler receives, so the
+  // tap sees nothing the kernel does not; it never sees rows, clip counts or batch sizes.
+  using ReleaseTap = std::function<void(ReleaseKind kind, std::span<const double> values)>;
+  void set_release_tap(ReleaseTap tap) { tap_ = std::move(tap); }
+  double temperature() const;  // T of the model
   // Releases of `kind` left (0 when the plan has none).
   std::uint64_t remaining(ReleaseKind kind) const override;
   // Releases made through this object so far (all labels).
@@ -198,6 +211,11 @@ class PrivateData final : public DataOwner {
   Vec norm_scratch_;
   BatchDrawer batches_;
   Mat gather_;  // kBlockRows × columns: the current chunk of a batch, contiguous
+  std::optional<std::size_t> declared_rows_;
+  ReleaseTap tap_;
+  void tap(ReleaseKind kind, std::span<const double> values) const {
+    if (tap_) tap_(kind, values);
+  }
   // The cached exact statistic of suff_stat and what it was computed for.
   const SufficientStatistic* stat_source_ = nullptr;
   Vec stat_lower_, stat_upper_, stat_sum_;

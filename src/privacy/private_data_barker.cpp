@@ -67,6 +67,7 @@ ScalarRelease PrivateData::llr_batch_barker(const Vec& theta, const Vec& theta_p
   if (!std::isfinite(out.value)) {
     throw SoftwareError(fmt::format("release '{}': non-finite value (λ = {})", label, lambda));
   }
+  tap(ReleaseKind::barker_test, {&out.value, 1});
   return out;
 }
 

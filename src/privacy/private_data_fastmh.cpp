@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <span>
@@ -268,6 +269,9 @@ FastMhRelease PrivateData::fastmh_release(const FastMhRequest& req) {
     const double sd = out.noise_sd;
     out.value = grid_release(ell, g.grid, sampler, noise_) - 0.5 * sd * sd;
   }
+  // The released test value, and the free branch's decision (the mechanism's output there).
+  const std::array<double, 2> released = {out.value, out.accept ? 1.0 : 0.0};
+  tap(ReleaseKind::fastmh, released);
   return out;
 }
 

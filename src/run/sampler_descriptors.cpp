@@ -55,56 +55,118 @@ const std::vector<SamplerDescriptor>& sampler_descriptors() {
        "",
        nullptr,
        setup_tunamh},
-      {"dp-penalty", "DP penalty, Gaussian random walk (002 Section 3.1)", penalty, "",
-       setup_dp_penalty},
-      {"dp-penalty-ocu", "DP penalty, one-component updates (002 Section 3.1)", penalty, "",
-       setup_dp_penalty},
-      {"dp-penalty-gwmh", "DP penalty, guided walk on one component (002 Section 3.1)", penalty,
-       "dp-penalty-ocu", setup_dp_penalty},
-      {"dp-penalty-minibatch", "DP penalty on a batch without replacement (002 Section 3.4)",
-       minibatch, "", setup_dp_penalty_minibatch},
-      {"dp-penalty-minibatch-ocu", "minibatch DP penalty, one-component updates", minibatch, "",
-       setup_dp_penalty_minibatch},
-      {"dp-penalty-minibatch-gwmh", "minibatch DP penalty, guided walk on one component", minibatch,
-       "dp-penalty-minibatch-ocu", setup_dp_penalty_minibatch},
+      {"dp-penalty",
+       "DP penalty, Gaussian random walk (002 Section 3.1)",
+       penalty,
+       "",
+       setup_dp_penalty,
+       nullptr,
+       AcceptanceCheck::random_walk,
+       {"tau"}},
+      {"dp-penalty-ocu",
+       "DP penalty, one-component updates (002 Section 3.1)",
+       penalty,
+       "",
+       setup_dp_penalty,
+       nullptr,
+       AcceptanceCheck::random_walk,
+       {"tau"}},
+      {"dp-penalty-gwmh",
+       "DP penalty, guided walk on one component (002 Section 3.1)",
+       penalty,
+       "dp-penalty-ocu",
+       setup_dp_penalty,
+       nullptr,
+       AcceptanceCheck::random_walk,
+       {"tau"}},
+      {"dp-penalty-minibatch",
+       "DP penalty on a batch without replacement (002 Section 3.4)",
+       minibatch,
+       "",
+       setup_dp_penalty_minibatch,
+       nullptr,
+       AcceptanceCheck::random_walk,
+       {"tau"}},
+      {"dp-penalty-minibatch-ocu",
+       "minibatch DP penalty, one-component updates",
+       minibatch,
+       "",
+       setup_dp_penalty_minibatch,
+       nullptr,
+       AcceptanceCheck::random_walk,
+       {"tau"}},
+      {"dp-penalty-minibatch-gwmh",
+       "minibatch DP penalty, guided walk on one component",
+       minibatch,
+       "dp-penalty-minibatch-ocu",
+       setup_dp_penalty_minibatch,
+       nullptr,
+       AcceptanceCheck::random_walk,
+       {"tau"}},
       {"dp-penalty-shared",
        "DP penalty with the rows split among N data owners (004 Algorithm 2)",
        {"proposal_sd", "tau", "clip", "alpha", "owners"},
        "dp-penalty",
-       setup_dp_penalty_shared},
+       setup_dp_penalty_shared,
+       nullptr,
+       AcceptanceCheck::random_walk,
+       {"tau"}},
       {"dp-penalty-expfam",
        "penalty on noisy sufficient statistics (004 Algorithm 3)",
        {"proposal_sd", "tau", "alpha"},
        "",
-       setup_dp_penalty_expfam},
+       setup_dp_penalty_expfam,
+       nullptr,
+       AcceptanceCheck::random_walk,
+       {"tau"}},
       {"dp-hmc",
        "DP Hamiltonian Monte Carlo, L + 1 noisy gradients (002 Algorithm 4)",
        {"tau_l", "tau_g", "clip_l", "clip_g", "step_size", "steps", "mass", "randomized_step_size"},
        "",
        setup_dp_hmc,
        nullptr,
-       AcceptanceCheck::low_only},
+       AcceptanceCheck::low_only,
+       {"tau_l", "tau_g"}},
       {"dp-barker",
        "DP Barker: minibatch Barker test with V_corr (002 Section 3.3)",
        {"proposal_sd", "batch_size", "noise_variance"},
        "",
-       setup_dp_barker},
-      {"dp-sgld", "DP stochastic-gradient Langevin dynamics, Poisson batches", sg, "",
-       setup_dp_sgld, nullptr, AcceptanceCheck::none},
+       setup_dp_barker,
+       nullptr,
+       AcceptanceCheck::random_walk,
+       {"batch_size"}},
+      {"dp-sgld",
+       "DP stochastic-gradient Langevin dynamics, Poisson batches",
+       sg,
+       "",
+       setup_dp_sgld,
+       nullptr,
+       AcceptanceCheck::none,
+       {"clip"}},
       {"dp-sgnht",
        "DP stochastic-gradient Nose-Hoover thermostat, Poisson batches",
        {"batch_sampling", "batch_size", "step_size", "clip", "A"},
        "",
        setup_dp_sgnht,
        nullptr,
-       AcceptanceCheck::none},
-      {"dp-fast-mh", "DP-Fast MH: TunaMH minibatches with Gaussian noise (003 Algorithm 2)", fastmh,
-       "", setup_dp_fast_mh},
+       AcceptanceCheck::none,
+       {"clip"}},
+      {"dp-fast-mh",
+       "DP-Fast MH: TunaMH minibatches with Gaussian noise (003 Algorithm 2)",
+       fastmh,
+       "",
+       setup_dp_fast_mh,
+       nullptr,
+       AcceptanceCheck::random_walk,
+       {"epsilon"}},
       {"dp-fast-mh-full",
        "DP-Fast MH, full-batch variant (003 Algorithm 2)",
        {"proposal_sd", "epsilon", "delta", "free_branch", "row_bound"},
        "dp-fast-mh",
-       setup_dp_fast_mh},
+       setup_dp_fast_mh,
+       nullptr,
+       AcceptanceCheck::random_walk,
+       {"epsilon"}},
   };
   return all;
 }
@@ -153,25 +215,29 @@ KernelFactory kernel_factory(const std::string& sampler, const nlohmann::json& p
   return d->build(sampler, params, model, data);
 }
 
-SamplerFacts sampler_facts(const SamplerDescriptor& d) {
-  const Preset* preset = nullptr;
+const Preset& defaults_preset(const SamplerDescriptor& d) {
   for (const auto& p : presets()) {
-    if (!p.load_data && p.samplers.contains(d.defaults_entry())) {
-      preset = &p;
-      break;
-    }
+    if (!p.load_data && p.samplers.contains(d.defaults_entry())) return p;
   }
-  if (preset == nullptr)
-    throw ConfigError(fmt::format("sampler '{}': no preset has its defaults", d.name));
-  const auto model = preset->make_model();
-  const Dataset data = simulate_preset(*preset, *model, 1);
-  nlohmann::json params = sampler_params(*preset, d.name, nlohmann::json::object());
-  // A count no preset sets (the data owners N) is needed to build a kernel; 2 will do for
-  // reading its columns.
+  throw ConfigError(fmt::format("sampler '{}': no preset has its defaults", d.name));
+}
+
+nlohmann::json with_unset_counts(const SamplerDescriptor& d, nlohmann::json params) {
   for (const auto& p : param_table()) {
     const bool listed = std::find(d.params.begin(), d.params.end(), p.key) != d.params.end();
     if (listed && p.kind == ParamKind::count && !params.contains(p.key)) params[p.key] = 2;
   }
+  return params;
+}
+
+SamplerFacts sampler_facts(const SamplerDescriptor& d) {
+  const Preset* preset = &defaults_preset(d);
+  const auto model = preset->make_model();
+  const Dataset data = simulate_preset(*preset, *model, 1);
+  // A count no preset sets (the data owners N) is needed to build a kernel; 2 will do for
+  // reading its columns.
+  const nlohmann::json params =
+      with_unset_counts(d, sampler_params(*preset, d.name, nlohmann::json::object()));
   std::unique_ptr<Kernel> kernel;
   EventLog log;
   SamplerFacts facts;

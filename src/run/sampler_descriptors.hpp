@@ -19,6 +19,7 @@
 #include "data/dataset.hpp"
 #include "diagnostics/convergence_warnings.hpp"
 #include "models/model.hpp"
+#include "models/presets.hpp"
 #include "run/private_samplers.hpp"
 #include "run/runner.hpp"
 
@@ -43,6 +44,12 @@ struct SamplerDescriptor {
   KernelFactoryBuilder build = nullptr;
   // What its acceptance rate can say (diagnostics/convergence_warnings.hpp).
   AcceptanceCheck acceptance = AcceptanceCheck::random_walk;
+  // A private sampler's privacy knobs: the parameters whose common scaling by s > 0 moves the
+  // certified ε of its iterations monotonically (noise multipliers τ; DP-SGLD's clip bound, to
+  // which its noise multiplier is inversely proportional; DP-Fast MH's per-iteration ε; DP
+  // Barker's batch size, whose test noise is fixed by V_corr). The auditor calibrates them to a
+  // target ε (src/audit/); a count is rounded to a whole number.
+  std::vector<std::string> privacy_knobs = {};
 
   bool is_private() const { return build_private != nullptr; }
   const std::string& defaults_entry() const { return defaults.empty() ? name : defaults; }
@@ -71,6 +78,11 @@ KernelFactory setup_nuts(const std::string& sampler, const nlohmann::json& param
                          const Model& model, const Dataset& data);
 KernelFactory setup_tunamh(const std::string& sampler, const nlohmann::json& params,
                            const Model& model, const Dataset& data);
+
+// The first preset on synthetic data holding the sampler's defaults; ConfigError when none does.
+const Preset& defaults_preset(const SamplerDescriptor& d);
+// `params` with every count the sampler reads and no preset sets (the data owners N) at 2.
+nlohmann::json with_unset_counts(const SamplerDescriptor& d, nlohmann::json params);
 
 // What a sampler's kernel and setup say about it, read from a kernel built with the defaults of
 // the first preset that has them, on that preset's synthetic data.

@@ -2,6 +2,8 @@
 // a ConfigError that names the file and the key.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -116,6 +118,51 @@ TEST(ExperimentSpec, AccountKind) {
     ADD_FAILURE() << "paired_starts accepted in an account spec";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("'paired_starts'"), std::string::npos) << e.what();
+  }
+}
+
+// An audit spec: private samplers only, its iterations become the cells' sweep coordinate, and
+// every bad key is named.
+TEST(ExperimentSpec, AuditKind) {
+  const json d = json::parse(R"({"kind": "audit", "models": ["banana-flat-2d"],
+      "samplers": ["dp-penalty", "dp-hmc"], "epsilons": [1, 2], "delta": 1e-5, "seed": 3,
+      "audit": {"iterations": [1, 4], "trials": 5000, "rows": 800}})");
+  const auto s = parse_experiment_spec(d, "aud.json", "full");
+  EXPECT_EQ(s.kind, ExperimentKind::audit);
+  ASSERT_TRUE(s.sweep.has_value());
+  EXPECT_EQ(s.sweep->param, "iterations");
+  EXPECT_EQ(s.sweep->values, (std::vector<double>{1, 4}));
+  EXPECT_EQ(s.audit.trials, 5000u);
+  EXPECT_EQ(s.audit.chain_trials, 10000u);  // the default
+  EXPECT_EQ(s.audit.rows, 800u);
+  EXPECT_EQ(s.resolved["kind"], "audit");
+  EXPECT_EQ(s.resolved["audit"]["iterations"], json({1, 4}));
+  const auto cells = experiment_cells(s);
+  ASSERT_EQ(cells.size(), 8u);  // 2 samplers × 2 ε × 2 k
+  EXPECT_EQ(cells[0].key, "audit/banana-flat-2d/dp-penalty/iterations=1/1/NA");
+  EXPECT_FALSE(cells[0].sampler.overrides.contains("iterations"));  // not a hyperparameter
+  const std::vector<std::pair<std::function<void(json&)>, std::string>> bad = {
+      {[](json& x) { x["samplers"][0] = "nuts"; }, "'samplers[0]'"},
+      {[](json& x) { x["audit"]["trails"] = 5; }, "'audit.trails'"},
+      {[](json& x) { x["audit"]["iterations"] = json::array(); }, "'audit.iterations'"},
+      {[](json& x) { x["audit"]["confidence"] = 1.0; }, "'audit.confidence'"},
+      {[](json& x) {
+         x["sweep"] = {{"param", "tau"}, {"values", {1}}};
+       },
+       "'sweep'"},
+      {[](json& x) { x["repeats"] = 2; }, "'repeats'"},
+      {[](json& x) { x.erase("seed"); }, "'seed'"},
+      {[](json& x) { x["kind"] = "sample"; }, "'audit'"},
+  };
+  for (const auto& [edit, key] : bad) {
+    json x = d;
+    edit(x);
+    try {
+      parse_experiment_spec(x, "aud.json", "full");
+      ADD_FAILURE() << "accepted: " << x.dump();
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
   }
 }
 
