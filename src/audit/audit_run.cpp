@@ -22,7 +22,8 @@ std::uint64_t stream_of(std::uint64_t phase, std::uint64_t trial, std::uint64_t 
 }
 
 void check_options(const AuditOptions& o) {
-  if (o.trials < 8 || o.pilot_trials < 8 || o.trials > (std::uint64_t{1} << 31)) {
+  constexpr std::uint64_t kMost = std::uint64_t{1} << 31;
+  if (o.trials < 8 || o.pilot_trials < 8 || o.trials > kMost || o.pilot_trials > kMost) {
     throw ConfigError(
         fmt::format("audit: --trials and --pilot-trials must be between 8 and 2^31, got {} and {}",
                     o.trials, o.pilot_trials));
@@ -36,18 +37,20 @@ void check_options(const AuditOptions& o) {
 }
 
 AuditSamples both_sides(const AuditSubject& subject, const NeighbourPair& pair, const NoiseKey& key,
-                        std::uint64_t phase, std::uint64_t trials, int threads) {
+                        std::uint64_t phase, std::uint64_t trials, int threads,
+                        const std::atomic<bool>* stop) {
   AuditSamples s;
   s.names = subject.statistic_names();
-  s.on_d = audit_samples(subject, pair.d, key, phase, 0, trials, threads);
-  s.on_d_prime = audit_samples(subject, pair.d_prime, key, phase, 1, trials, threads);
+  s.on_d = audit_samples(subject, pair.d, key, phase, 0, trials, threads, stop);
+  s.on_d_prime = audit_samples(subject, pair.d_prime, key, phase, 1, trials, threads, stop);
   return s;
 }
 
 }  // namespace
 
 Mat audit_samples(const AuditSubject& subject, const Dataset& data, const NoiseKey& key,
-                  std::uint64_t phase, std::uint64_t side, std::uint64_t trials, int threads) {
+                  std::uint64_t phase, std::uint64_t side, std::uint64_t trials, int threads,
+                  const std::atomic<bool>* stop) {
   const auto width = static_cast<Eigen::Index>(subject.statistic_names().size());
   // Row-major scratch: each run writes its own contiguous row.
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> out(
@@ -60,11 +63,13 @@ Mat audit_samples(const AuditSubject& subject, const Dataset& data, const NoiseK
   tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, trials),
                     [&](const tbb::blocked_range<std::uint64_t>& r) {
                       for (std::uint64_t t = r.begin(); t != r.end(); ++t) {
+                        if (stop != nullptr && stop->load()) return;
                         const auto row = static_cast<Eigen::Index>(t);
                         subject.run(data, key, stream_of(phase, t, side),
                                     {out.row(row).data(), static_cast<std::size_t>(width)});
                       }
                     });
+  if (stop != nullptr && stop->load()) throw InterruptedRun();
   return out;
 }
 
@@ -86,8 +91,8 @@ AuditOutcome run_audit(const AuditSubject& subject, const std::vector<NeighbourP
   for (std::size_t c = 0; c < candidates.size(); ++c) {
     PilotResult p{candidates[c].name, 0.0, {}};
     try {
-      const auto s =
-          both_sides(subject, candidates[c], key, c + 1, options.pilot_trials, options.threads);
+      const auto s = both_sides(subject, candidates[c], key, c + 1, options.pilot_trials,
+                                options.threads, options.stop);
       p.epsilon_lb = epsilon_lower_bound(s, options.delta, options.beta).epsilon;
       if (p.epsilon_lb > best_lb) {
         best_lb = p.epsilon_lb;
@@ -108,7 +113,8 @@ AuditOutcome run_audit(const AuditSubject& subject, const std::vector<NeighbourP
 
   // 2. Audit on the kept pair.
   out.canary = candidates[*best].name;
-  const auto s = both_sides(subject, candidates[*best], key, 0, options.trials, options.threads);
+  const auto s =
+      both_sides(subject, candidates[*best], key, 0, options.trials, options.threads, options.stop);
   out.bound = epsilon_lower_bound(s, options.delta, options.beta);
   out.hockey_stick = hockey_stick_estimate(s, out.bound.test.statistic, options.delta);
   out.tradeoff = tradeoff_curve(s, out.bound.test, 99);

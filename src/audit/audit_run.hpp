@@ -16,6 +16,7 @@
 // the result does not depend on the thread count.
 #pragma once
 
+#include <atomic>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -34,6 +35,8 @@ struct AuditOptions {
   double delta = 1e-5;
   double beta = 0.05;  // confidence 1 − β
   int threads = 0;     // 0: all cores
+  // Checked before every run: when set, the audit stops and throws InterruptedRun.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct PilotResult {
@@ -60,8 +63,10 @@ struct AuditOutcome {
 };
 
 // The statistics of `trials` runs on `data`, streams (phase, trial, side) of `key`.
+// InterruptedRun when `stop` is set before the runs are done.
 Mat audit_samples(const AuditSubject& subject, const Dataset& data, const NoiseKey& key,
-                  std::uint64_t phase, std::uint64_t side, std::uint64_t trials, int threads);
+                  std::uint64_t phase, std::uint64_t side, std::uint64_t trials, int threads,
+                  const std::atomic<bool>* stop = nullptr);
 
 // Steps 1–3 above. ConfigError when no candidate pair can be run (listing why), or for options
 // out of range (trials < 8, δ or β outside (0, 1)).

@@ -32,10 +32,10 @@ class AuditSubject {
   // more.
   virtual std::size_t declared_rows() const = 0;
   virtual std::vector<std::string> statistic_names() const = 0;
-  // One run on `data` with its secret randomness from `key`'s noise streams of index `stream`
-  // (make_noise_rng(key, stream, owner)); the public randomness is the subject's own seed, the
-  // same in every run, as an attacker who reads the published seed would have it. Writes one
-  // finite value per statistic. Must be safe to call from several threads at once.
+  // One run on `data` with its secret randomness from `key`'s audit noise streams of index
+  // `stream` (make_audit_noise_rng, never a run's stream); the public randomness is the subject's
+  // own seed, the same in every run, as an attacker who reads the published seed would have it.
+  // Writes one finite value per statistic. Must be safe to call from several threads at once.
   virtual void run(const Dataset& data, const NoiseKey& key, std::uint64_t stream,
                    std::span<double> statistics) const = 0;
   // The ε at δ that the subject's accountant certifies for one run.

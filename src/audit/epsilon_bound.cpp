@@ -138,7 +138,8 @@ EpsilonLowerBound epsilon_lower_bound(const AuditSamples& samples, double delta,
   // Judged on the second half only.
   EpsilonLowerBound out;
   out.test = best;
-  out.statistic = samples.names[best.statistic];
+  // No test scored above −∞ (every candidate's error bounds sum past 1 − δ): nothing was chosen.
+  out.statistic = std::isfinite(best_score) ? samples.names[best.statistic] : "none";
   out.selection_trials = n_sel;
   out.judged_trials = static_cast<std::uint64_t>(trials - half);
   const auto col = static_cast<Eigen::Index>(best.statistic);

@@ -153,6 +153,14 @@ SamplerSubject::SamplerSubject(const SamplerDescriptor& entry, const Preset& pre
   }
   if (iterations < 1) throw UsageError("audit --iterations: expected >= 1, got 0");
   setup_ = entry.build_private(entry.name, params_, *model_, n_);
+  // Shards of n + 1 rows would move every owner's boundary, so D and D′ would differ in more than
+  // the canary: no sampler has several owners under add/remove, and none may until this does.
+  if (setup_.owners > 1 && relation() == Neighbouring::add_remove) {
+    throw ConfigError(
+        fmt::format("audit: sampler '{}' splits the rows among owners under the "
+                    "add/remove relation, which the auditor cannot neighbour",
+                    entry.name));
+  }
 }
 
 void SamplerSubject::probe() const {
@@ -227,8 +235,8 @@ void SamplerSubject::run_into(const Dataset& data, const NoiseKey& key, std::uin
   std::vector<Dataset> shards;
   std::unique_ptr<PrivateKernel> kernel;
   const auto owner_data = [&](const Dataset& rows, std::size_t owner) {
-    auto pd = std::make_unique<PrivateData>(*model_, rows, make_noise_rng(key, stream, 0, owner),
-                                            logs[owner], allowance);
+    auto pd = std::make_unique<PrivateData>(
+        *model_, rows, make_audit_noise_rng(key, seed_, stream, owner), logs[owner], allowance);
     if (owner == 0) {
       pd->set_release_tap(tap);  // the canary is row 1, which owner 1 holds
       if (setup_.owners == 1) pd->declare_rows(n_);

@@ -81,9 +81,9 @@ double certified_iterations_epsilon(std::span<const PrivacyEvent> per_iteration,
                                     std::uint64_t iterations, double delta);
 
 // `params` with the sampler's privacy knobs (SamplerDescriptor::privacy_knobs) scaled by one
-// common factor so that `iterations` iterations certify as close to `epsilon` as a relative
-// 10⁻⁶ allows, on the safe side (certified ≤ ε). ConfigError naming the sampler and the knobs
-// when the sampler has none or no factor in [2⁻⁴⁰, 2⁴⁰] reaches ε.
+// common factor so that `iterations` iterations certify ε within a relative 10⁻⁴, on the safe
+// side (certified ≤ ε); a count knob as close as whole numbers allow. ConfigError naming the
+// sampler and the knobs when the sampler has none or no factor in [2⁻⁴⁰, 2⁴⁰] reaches ε.
 nlohmann::json calibrate_privacy_knobs(const SamplerDescriptor& entry, nlohmann::json params,
                                        const Model& model, std::size_t n, std::uint64_t iterations,
                                        double epsilon, double delta);

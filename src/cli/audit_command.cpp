@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
+#include "audit/audit_plot.hpp"
 #include "audit/audit_run.hpp"
 #include "audit/neighbours.hpp"
 #include "audit/sampler_subject.hpp"
@@ -26,7 +28,7 @@ namespace dpmcmc::cli {
 namespace {
 
 struct AuditArgs {
-  std::string sampler, model, out, noise_key_file;
+  std::string sampler, model, out, plot, noise_key_file;
   std::optional<double> epsilon;
   double delta = 1e-5;
   double confidence = 0.95;
@@ -138,10 +140,13 @@ void run_audit_command(const AuditArgs& a) {
   j["seed"] = a.seed;
   if (!calibration.empty()) j["calibration"] = calibration;
   if (!a.out.empty()) write_file_atomic(a.out, j.dump(2) + "\n");
+  std::filesystem::path svg;
+  if (!a.plot.empty()) svg = write_audit_plot(outcome, a.plot);
   if (a.json) {
     fmt::print("{}\n", j.dump(2));
   } else {
     print_text(outcome, calibration);
+    if (!svg.empty()) fmt::print("  plot: {}\n", svg.string());
   }
   // A violation is the audit's finding, not a failure of the command: the verdict is printed
   // and in the JSON, and the exit status stays 0.
@@ -186,6 +191,9 @@ void add_audit_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", a->out, "Write the result as JSON to this file");
   cmd->add_flag("--json", a->json, "Print the result as JSON");
+  cmd->add_option("--plot", a->plot,
+                  "Draw the chosen test's trade-off curve against the certified one into this "
+                  "directory (tradeoff.svg; needs gnuplot)");
   add_sampler_options(*cmd, a->sampler_options);
   cmd->callback([a] { run_audit_command(*a); });
 }

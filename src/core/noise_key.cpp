@@ -166,10 +166,14 @@ std::string NoiseKey::describe() const {
   return "unknown";
 }
 
-NoiseKey::Bytes NoiseKey::stream_key(std::uint64_t seed, std::uint64_t chain,
-                                     std::uint64_t owner) const {
-  static constexpr std::string_view kDomain = "dpmcmc noise v2";
-  unsigned char message[kDomain.size() + 24];
+NoiseKey::Bytes NoiseKey::stream_key(std::uint64_t seed, std::uint64_t chain, std::uint64_t owner,
+                                     Domain domain) const {
+  // Both tags have the same length, so the messages of the two domains never coincide.
+  static constexpr std::string_view kRun = "dpmcmc noise v2";
+  static constexpr std::string_view kAudit = "dpmcmc audit v1";
+  static_assert(kRun.size() == kAudit.size());
+  const std::string_view kDomain = domain == Domain::run ? kRun : kAudit;
+  unsigned char message[kRun.size() + 24];
   std::memcpy(message, kDomain.data(), kDomain.size());
   const std::uint64_t words[3] = {seed, chain, owner};
   for (int w = 0; w < 3; ++w) {

@@ -70,8 +70,14 @@ class NoiseKey {
   // still written only to the curator's files.
   std::string check_value() const;
 
+  // Whose streams: a run's ("dpmcmc noise v2", above), or the privacy auditor's ("dpmcmc audit
+  // v1", src/audit/): an audit with a curator's key file never draws a run's noise, whatever its
+  // trial numbers, so its published thresholds cannot help subtract a run's noise.
+  enum class Domain { run, audit };
+
   // The ChaCha20 key of the noise stream of (seed, chain, owner), as above.
-  Bytes stream_key(std::uint64_t seed, std::uint64_t chain, std::uint64_t owner) const;
+  Bytes stream_key(std::uint64_t seed, std::uint64_t chain, std::uint64_t owner,
+                   Domain domain = Domain::run) const;
 
  private:
   NoiseKey() = default;

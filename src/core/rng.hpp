@@ -171,4 +171,11 @@ inline NoiseRng make_noise_rng(const NoiseKey& key, std::uint64_t seed, std::uin
   return NoiseRng(ChaChaEngine(key.stream_key(seed, chain, owner)));
 }
 
+// The privacy auditor's noise stream `stream` of its runs under public seed `seed` (data owner
+// `owner`): another domain than every run's stream (core/noise_key.hpp).
+inline NoiseRng make_audit_noise_rng(const NoiseKey& key, std::uint64_t seed, std::uint64_t stream,
+                                     std::uint64_t owner = 0) {
+  return NoiseRng(ChaChaEngine(key.stream_key(seed, stream, owner, NoiseKey::Domain::audit)));
+}
+
 }  // namespace dpmcmc

@@ -231,8 +231,9 @@ std::vector<ResultRow> account_cell(const ExperimentSpec& spec, const Experiment
 // certify the cell's ε at the spec's δ for the audit's rows, on the preset's data simulated with
 // the cell's data seed, proposals from the cell's seed, noise from the spec's key (or a fresh
 // one).
-std::vector<ResultRow> audit_cell(const ExperimentSpec& spec, const ExperimentCell& c,
-                                  const CellShared& shared) {
+std::optional<std::vector<ResultRow>> audit_cell(const ExperimentSpec& spec,
+                                                 const ExperimentCell& c, const CellShared& shared,
+                                                 const std::atomic<bool>* stop) {
   const Preset& preset = find_preset(c.model);
   const std::size_t rows = std::min(spec.audit.rows, preset.n);
   const auto k = static_cast<std::uint64_t>(c.sweep_value.value_or(1.0));
@@ -249,8 +250,14 @@ std::vector<ResultRow> audit_cell(const ExperimentSpec& spec, const ExperimentCe
   options.delta = delta;
   options.beta = 1.0 - spec.audit.confidence;
   options.threads = 1;  // the runner spreads cells over the cores
+  options.stop = stop;
   const NoiseKey key = shared.noise_key ? *shared.noise_key : NoiseKey::fresh();
-  const AuditOutcome out = run_audit(subject, canary_pairs(base, subject.relation()), options, key);
+  AuditOutcome out;
+  try {
+    out = run_audit(subject, canary_pairs(base, subject.relation()), options, key);
+  } catch (const InterruptedRun&) {
+    return std::nullopt;  // stopped: no row, the cell runs again on resume
+  }
   ResultRow row = base_row(spec, c, rows);
   row.set("certified_epsilon", out.certified_epsilon);
   row.set("epsilon_lb", out.bound.epsilon);
@@ -261,7 +268,7 @@ std::vector<ResultRow> audit_cell(const ExperimentSpec& spec, const ExperimentCe
                          "{}: test {} {} {:.6g}; canary {}",
                          out.violation() ? "VIOLATION" : "consistent", out.bound.statistic,
                          out.bound.test.above ? ">" : "<=", out.bound.test.threshold, out.canary)));
-  return {row};
+  return std::vector<ResultRow>{row};
 }
 
 }  // namespace
@@ -279,10 +286,14 @@ std::optional<std::vector<ResultRow>> run_experiment_cell(
   if (spec.kind == ExperimentKind::sample)
     return sample_cell(spec, cell, out_dir, stop, draw_files, shared);
   try {
-    if (spec.kind == ExperimentKind::audit) return audit_cell(spec, cell, shared);
+    if (spec.kind == ExperimentKind::audit) return audit_cell(spec, cell, shared, stop);
     return account_cell(spec, cell);
   } catch (const Error& e) {
-    ResultRow row = base_row(spec, cell, spec.n.value_or(find_preset(cell.model).n));
+    const std::size_t preset_n = find_preset(cell.model).n;
+    ResultRow row =
+        base_row(spec, cell,
+                 spec.kind == ExperimentKind::audit ? std::min(spec.audit.rows, preset_n)
+                                                    : spec.n.value_or(preset_n));
     row.set("status", "error");
     row.set("message", e.what());
     return std::vector<ResultRow>{row};

@@ -124,7 +124,7 @@ std::string account_table(const ResultsSummary& s) {
          "release template; – : the accountant cannot plan it (hover for the reason).</p>\n";
 }
 
-// One row per (model, sampler, k), one column per ε: ε_lb / ε certified.
+// One row per audit cell (model, sampler, k, ε): ε_lb beside ε certified.
 std::string audit_table(const ResultsSummary& s) {
   std::string h =
       "<table><thead><tr><th>model</th><th>sampler</th><th>k</th><th>ε</th><th>ε_lb</th>"

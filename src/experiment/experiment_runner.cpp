@@ -93,6 +93,8 @@ std::string cell_hash(const ExperimentSpec& spec, const SamplerChoice& sampler) 
   for (const char* k : {"name", "description", "profile", "file", "models", "samplers", "epsilons",
                         "repeats", "sweep"})
     h.erase(k);
+  // An audit's iteration counts are its sweep: a grid coordinate too.
+  if (h.contains("audit")) h["audit"].erase("iterations");
   h["format"] = "dpmcmc-experiment-1";
   h["sampler"] = {{"name", sampler.sampler}, {"overrides", sampler.overrides}};
   if (sampler.adapt) h["sampler"]["adapt"] = true;  // absent when off: older hashes stay valid
@@ -250,7 +252,7 @@ ResultLines rows_on_disk(const ExperimentSpec& spec, const std::vector<Experimen
 CellShared cell_shared(const ExperimentSpec& spec, const std::vector<const ExperimentCell*>& todo,
                        ExperimentOutcome& outcome) {
   CellShared shared;
-  const bool any_private = spec.kind == ExperimentKind::sample &&
+  const bool any_private = spec.kind != ExperimentKind::account &&
                            std::any_of(todo.begin(), todo.end(), [](const ExperimentCell* c) {
                              return c->epsilon.has_value();
                            });

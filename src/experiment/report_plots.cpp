@@ -326,6 +326,47 @@ std::optional<Figure> accounting_figure(const ResultsSummary& s, const std::file
   return emit(dir, "accounting", "Iterations allowed by the budget, per accountant", panels);
 }
 
+// Audits: one panel per iteration count k, ε_lb against the certified ε per sampler, with the
+// diagonal ε_lb = ε certified above which a point is a violation.
+std::optional<Figure> audit_figure(const ResultsSummary& s, const std::filesystem::path& dir,
+                                   Palette& palette) {
+  std::vector<std::uint64_t> ks;
+  double top = 0.0;
+  for (const auto& a : s.audit) {
+    if (!a.epsilon_lb || !a.certified) continue;
+    if (std::find(ks.begin(), ks.end(), a.iterations) == ks.end()) ks.push_back(a.iterations);
+    top = std::max({top, *a.certified, *a.epsilon_lb});
+  }
+  if (ks.empty()) return std::nullopt;
+  std::sort(ks.begin(), ks.end());
+  write_text(dir / "audit-diagonal.dat", fmt::format("0 0\n{} {}\n", num(top), num(top)));
+  std::vector<Panel> panels;
+  for (const auto k : ks) {
+    Panel p;
+    p.title = fmt::format("k = {} iteration{}", k, k == 1 ? "" : "s");
+    p.xlabel = "ε certified";
+    p.ylabel = "ε lower bound (audit)";
+    p.plots.push_back(
+        "'audit-diagonal.dat' using 1:2 with lines dt 2 lc rgb 'black' title 'certified'");
+    std::map<std::string, std::string> curves;
+    std::vector<std::string> order;
+    for (const auto& a : s.audit) {
+      if (a.iterations != k || !a.epsilon_lb || !a.certified) continue;
+      const std::string key = a.sampler + " on " + a.model;
+      if (!curves.count(key)) order.push_back(key);
+      curves[key] += fmt::format("{} {}\n", num(*a.certified), num(*a.epsilon_lb));
+    }
+    for (const auto& key : order) {
+      const std::string file = fmt::format("audit-k{}-{}.dat", k, safe(key));
+      write_text(dir / file, "# certified_epsilon epsilon_lb\n" + curves[key]);
+      p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",
+                                    gnuplot_quote(file), palette.colour(key), gnuplot_quote(key)));
+    }
+    panels.push_back(std::move(p));
+  }
+  return emit(dir, "audit", "Empirical lower bound on ε against the certified ε", panels);
+}
+
 }  // namespace
 
 std::vector<Figure> write_report_plots(const ResultsSummary& summary,
@@ -339,7 +380,7 @@ std::vector<Figure> write_report_plots(const ResultsSummary& summary,
         sweep_figure(summary, dir, samplers, false), sweep_figure(summary, dir, samplers, true),
         accuracy_figure(summary, dir, samplers, true),
         sweep_figure(summary, dir, samplers, false, true),
-        accounting_figure(summary, dir, accountants)}) {
+        accounting_figure(summary, dir, accountants), audit_figure(summary, dir, samplers)}) {
     if (f) figures.push_back(*f);
   }
   if (render) {

@@ -353,6 +353,12 @@ void audit_reading(const ResultsSummary& summary, std::vector<std::string>& line
       fmt::format("{} of {} audits ran; {} consistent (ε_lb ≤ ε certified at the "
                   "spec's confidence).",
                   done, summary.audit.size(), done - violations));
+  if (violations > 0) {
+    lines.push_back(
+        "Each audit holds at its own confidence: over many audits a few false "
+        "violations are expected even of a correct sampler; rerun a violating cell "
+        "with more trials and a fresh key before believing it.");
+  }
   if (tightest != nullptr && !(*tightest->epsilon_lb > 0.0)) {
     lines.push_back(
         "No audit showed a positive lower bound (more trials resolve smaller "

@@ -99,3 +99,22 @@ TEST(TradeoffCurve, RatesAreMonotoneInTheThreshold) {
 
 }  // namespace
 }  // namespace dpmcmc
+
+namespace dpmcmc {
+namespace {
+
+// The test is chosen on the first half and judged on the second: a separation that exists in
+// the first half only (as a lucky selection would see) must not show in ε_lb.
+TEST(EpsilonLowerBound, ASeparationInTheSelectionHalfAloneShowsNothing) {
+  AuditSamples s = gaussian_shift(0.0, 20000, 11);
+  s.on_d_prime.topRows(10000).array() += 50.0;
+  const auto b = epsilon_lower_bound(s, 1e-5, 0.05);
+  EXPECT_EQ(b.epsilon, 0.0) << b.statistic << " " << b.test.threshold;
+  // The same separation in both halves is found (the Clopper–Pearson limit of 10⁴ runs).
+  AuditSamples t = gaussian_shift(0.0, 20000, 11);
+  t.on_d_prime.array() += 50.0;
+  EXPECT_GT(epsilon_lower_bound(t, 1e-5, 0.05).epsilon, 7.0);
+}
+
+}  // namespace
+}  // namespace dpmcmc

@@ -49,8 +49,15 @@ TEST(CliAudit, SmallAuditCalibratesAndReportsAVerdict) {
 
 TEST(CliAudit, TextOutputNamesTheBoundTheCertificateAndTheVerdict) {
   const auto dir = scratch_dir("audit-text");
-  const auto r = run_cli("audit --sampler dp-sgld --trials 200 --pilot-trials 20 --rows 2000", dir);
+  const auto r = run_cli(
+      "audit --sampler dp-sgld --trials 200 --pilot-trials 20 --rows 2000 "
+      "--plot " +
+          (dir / "plot").string(),
+      dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string svg = slurp(dir / "plot" / "tradeoff.svg");
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(r.out.find("plot: "), std::string::npos) << r.out;
   for (const char* s : {"epsilon lower bound:", "epsilon certified:", "verdict: consistent",
                         "add/remove one row", "gauss-10d"}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;

@@ -132,3 +132,22 @@ TEST(NoiseKey, CrlfKeyFileIsRead) {
 
 }  // namespace
 }  // namespace dpmcmc
+
+namespace dpmcmc {
+namespace {
+
+// The auditor's streams are another domain: the same (seed, stream, owner) never gives a run's
+// noise.
+TEST(NoiseKeyDomains, AuditStreamsAreNotRunStreams) {
+  NoiseKey::Bytes b{};
+  b.fill(3);
+  const NoiseKey key = NoiseKey::from_bytes(b);
+  EXPECT_NE(key.stream_key(7, 1, 0), key.stream_key(7, 1, 0, NoiseKey::Domain::audit));
+  EXPECT_EQ(key.stream_key(7, 1, 0), key.stream_key(7, 1, 0, NoiseKey::Domain::run));
+  NoiseRng run = make_noise_rng(key, 7, 1);
+  NoiseRng audit = make_audit_noise_rng(key, 7, 1);
+  EXPECT_NE(run.uniform(), audit.uniform());
+}
+
+}  // namespace
+}  // namespace dpmcmc
