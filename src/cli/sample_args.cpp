@@ -71,6 +71,15 @@ SampleSpec to_spec(const SampleArgs& a) {
   }
   if (a.quiet) spec.run.progress = ProgressMode::never;
   spec.reference_draws = a.reference_draws;
+  if (a.accuracy == "auto") {
+    spec.accuracy = SampleSpec::Accuracy::automatic;
+  } else if (a.accuracy == "on") {
+    spec.accuracy = SampleSpec::Accuracy::on;
+  } else if (a.accuracy == "off") {
+    spec.accuracy = SampleSpec::Accuracy::off;
+  } else {
+    throw UsageError(fmt::format("--accuracy: expected auto, on or off, got '{}'", a.accuracy));
+  }
   spec.out_dir = a.out.empty() ? std::filesystem::path("out") / (a.model + "-" + a.sampler)
                                : std::filesystem::path(a.out);
   // Starting points: explicit, or around a centre, or the preset's rule.
@@ -243,6 +252,10 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
                  "Private samplers: share of each chain's planned iterations used as warmup")
       ->capture_default_str();
   cmd.add_option("--reference-draws", a.reference_draws, "Exact posterior draws for the MMD")
+      ->capture_default_str();
+  cmd.add_option("--accuracy", a.accuracy,
+                 "Curator-only accuracy against the exact reference: on, off, or auto (unless "
+                 "the reference costs more than 1e8 likelihood row evaluations)")
       ->capture_default_str();
   cmd.add_flag("--quiet", a.quiet, "No progress display");
   cmd.add_option("--checkpoint-every", a.checkpoint_every,

@@ -26,6 +26,7 @@ struct SampleArgs {
   std::optional<std::uint64_t> seed, data_seed;
   int chains = 4, threads = 0;
   std::size_t iter = 1000, warmup = 1000, thin = 1, reference_draws = 1000;
+  std::string accuracy = "auto";
   bool save_warmup = false, quiet = false;
   bool adapt = true;
   std::optional<double> target_accept;

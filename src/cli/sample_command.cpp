@@ -94,6 +94,8 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
   if (out.test_accuracy)
     fmt::print("{}posterior predictive accuracy on the public test rows: {:.4f}\n", curator,
                *out.test_accuracy);
+  if (out.accuracy.contains("skipped"))
+    fmt::print("accuracy not computed: {}\n", out.accuracy["skipped"].get<std::string>());
   fmt::print("\ndraws:  {}/chain-*.csv ({} files)\nreport: {}\n", spec.out_dir.string(),
              out.draw_files.size(), out.report_file.string());
   if (private_run) {

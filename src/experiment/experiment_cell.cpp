@@ -103,6 +103,7 @@ SampleSpec cell_sample_spec(const ExperimentSpec& spec, const ExperimentCell& c,
   s.write_draws = draw_files;
   s.diagnose_incomplete = false;  // an interrupted cell is discarded by sample_cell
   s.reference_draws = spec.reference_draws;
+  s.accuracy = SampleSpec::Accuracy::on;  // the spec's metrics ask for it
   if (c.epsilon) {
     s.epsilon = *c.epsilon;
     s.delta = spec.delta.delta(n);

@@ -143,6 +143,13 @@ std::shared_ptr<const GridPosterior> GaussianMixtureModel::grid_reference(
   });
 }
 
+double GaussianMixtureModel::reference_row_evaluations(std::size_t rows) const {
+  const AdaptiveGridOptions o;
+  const auto points =
+      static_cast<double>(o.coarse_cells * o.coarse_cells + o.fine_cells * o.fine_cells);
+  return points * static_cast<double>(rows);
+}
+
 void GaussianMixtureModel::share_reference_cache(std::shared_ptr<ReferenceCache> cache) {
   if (cache) references_ = std::move(cache);
 }

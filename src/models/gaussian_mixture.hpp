@@ -92,6 +92,8 @@ class GaussianMixtureModel : public Model, public RatioBound {
                          Eigen::Ref<Mat> out) const override;
 
   bool has_exact_posterior() const override { return true; }
+  // The adaptive grid's coarse and fine points, each a full pass over the rows.
+  double reference_row_evaluations(std::size_t rows) const override;
   // `draws` draws from the grid reference (see above); grid_reference(data).sample(draws, rng).
   Mat sample_posterior(const Dataset& data, std::size_t draws, Rng& rng) const override;
   // The grid reference posterior given `data`: computed once per (parameters, data) and kept in

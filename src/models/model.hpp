@@ -56,6 +56,10 @@ class Model {
   // `draws` independent draws (rows of the result, draws × dim) from the tempered posterior given
   // `data`. Throws SoftwareError when has_exact_posterior() is false.
   virtual Mat sample_posterior(const Dataset& data, std::size_t draws, Rng& rng) const;
+  // Row evaluations of the likelihood that computing the exact reference on `rows` rows costs
+  // (0: a closed form or a cost that does not grow with the data). `sample --accuracy auto`
+  // skips a reference that costs more than the sampling it would evaluate.
+  virtual double reference_row_evaluations(std::size_t /*rows*/) const { return 0.0; }
   // Models whose exact reference takes long to compute keep it in a ReferenceCache
   // (models/reference_cache.hpp), their own by default; a caller that builds several instances on
   // the same data hands them one cache here. The others ignore it.

@@ -78,6 +78,19 @@ json sample_accuracy(const SampleSpec& spec, const Preset& preset, const Model& 
     return accuracy;
   }
   if (pooled.rows() < 2) return accuracy;
+  if (spec.accuracy == SampleSpec::Accuracy::off) {
+    accuracy["skipped"] = "--accuracy off";
+    return accuracy;
+  }
+  const double cost = model.reference_row_evaluations(data.rows());
+  if (spec.accuracy == SampleSpec::Accuracy::automatic &&
+      cost > SampleSpec::kAutoReferenceRowEvaluations) {
+    accuracy["skipped"] = fmt::format(
+        "the exact reference costs {:.3g} likelihood row evaluations (more than the {:.0e} "
+        "--accuracy auto allows); --accuracy on computes it",
+        cost, SampleSpec::kAutoReferenceRowEvaluations);
+    return accuracy;
+  }
   if (model.has_exact_posterior()) {
     return against_exact_draws(spec, model, data, pooled, data_seed, seed, out);
   }
