@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libeigen3-dev libboost-dev libfftw3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-  libsodium-dev libtbb-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev clang-format
+  libsodium-dev libsqlite3-dev libtbb-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev clang-format
   dataset-fashion-mnist gnuplot-nox
   python3 python3-dev pybind11-dev python3-numpy python3-pytest python3-sklearn
   "$@"

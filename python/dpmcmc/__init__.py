@@ -27,8 +27,9 @@ import numpy as np
 from . import _core
 
 __all__ = [
-    "sample", "account", "Fit", "Error", "UsageError", "DataError", "NoInputError",
-    "ConfigError", "OutputError", "Interrupted",
+    "sample", "account", "ledger_init", "ledger_show", "ledger_export", "Fit", "Error",
+    "UsageError", "DataError", "NoInputError", "ConfigError", "OutputError", "LedgerBusy",
+    "BudgetRefused", "Interrupted",
 ]
 
 
@@ -60,6 +61,16 @@ class OutputError(Error, OSError):
     """An output that cannot be written (73)."""
 
 
+class LedgerBusy(Error, OSError):
+    """The budget ledger is locked by another process past its busy timeout (75); nothing was
+    released, try again."""
+
+
+class BudgetRefused(Error, PermissionError):
+    """The run would exceed its dataset's budget across runs in the ledger (77); it was refused
+    before any release."""
+
+
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C stopped the run; the draws written to ``out_dir`` are valid but partial."""
 
@@ -68,7 +79,8 @@ class Interrupted(KeyboardInterrupt):
         self.out_dir = out_dir
 
 
-_ERRORS = {64: UsageError, 65: DataError, 66: NoInputError, 73: OutputError, 78: ConfigError}
+_ERRORS = {64: UsageError, 65: DataError, 66: NoInputError, 73: OutputError, 75: LedgerBusy,
+           77: BudgetRefused, 78: ConfigError}
 
 
 def _call(function, *args, **kwargs):
@@ -316,3 +328,46 @@ def account(**options):
     for name, value in options.items():
         args += _option(name, value)
     return _call(_core.account, args)
+
+
+def _ledger_args(action, ledger, data, X, y, schema):
+    """The CLI words of ``dpmcmc ledger ACTION`` and the CSV text standing in for --data."""
+    args = [action] + _option("ledger", None if ledger is None else os.fspath(ledger))
+    data_text = None
+    if X is not None or y is not None:
+        if X is None or y is None or schema is None or data is not None:
+            raise UsageError("X and y: give both with a schema (or a CSV file as data)", 64)
+        data_text = _csv_text(_schema_document(schema), X, y)
+        args += ["--data", "X, y (in memory; line 2 is row 0)"]
+    elif data is not None:
+        args += ["--data", os.fspath(data)]
+    return args, data_text
+
+
+def ledger_init(data=None, *, epsilon, delta, X=None, y=None, schema=None, label=None,
+                ledger=None):
+    """Registers a private dataset in the budget ledger with its total budget across runs
+    (``dpmcmc ledger init``) and returns the ledger's entry for it as a dict.
+
+    data      the dataset's CSV file; or X, y and schema for rows in memory, written as
+              ``sample`` writes them (the same rows are the same dataset either way)
+    ledger    the ledger file (default: $DPMCMC_LEDGER, else ~/.local/share/dpmcmc/ledger.sqlite)
+
+    Every later private ``sample`` on these rows reserves its releases in the ledger and raises
+    BudgetRefused when the composition of all runs would exceed the budget.
+    """
+    args, data_text = _ledger_args("init", ledger, data, X, y, schema)
+    args += _option("epsilon", epsilon) + _option("delta", delta) + _option("label", label)
+    return _call(_core.ledger, args, data_text)
+
+
+def ledger_show(ledger=None, *, data=None, X=None, y=None, schema=None):
+    """The ledger's datasets (or only the one given), their runs and spend, as a dict."""
+    args, data_text = _ledger_args("show", ledger, data, X, y, schema)
+    return _call(_core.ledger, args, data_text)
+
+
+def ledger_export(ledger=None):
+    """Everything in the ledger as a dict (``dpmcmc ledger export``)."""
+    args, _ = _ledger_args("export", ledger, None, None, None, None)
+    return _call(_core.ledger, args, None)

@@ -1,12 +1,13 @@
-// dpmcmc._core: the Python module's C++ half. It runs the CLI's `sample` and `account` in-process
-// (cli/in_process.hpp) with the arguments the Python half (python/dpmcmc/__init__.py) builds, so
-// that every check and message is the command line's. Sampling releases the GIL; Ctrl-C reaches
-// the run's own SIGINT handler (run/interrupt.hpp), which stops the chains cleanly.
+// dpmcmc._core: the Python module's C++ half. It runs the CLI's `sample`, `account` and `ledger`
+// in-process (cli/in_process.hpp) with the arguments the Python half (python/dpmcmc/__init__.py)
+// builds, so that every check and message is the command line's. Sampling releases the GIL; Ctrl-C
+// reaches the run's own SIGINT handler (run/interrupt.hpp), which stops the chains cleanly.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,11 @@ py::object account(const std::vector<std::string>& args) {
   return to_python(dpmcmc::cli::account_in_process(args));
 }
 
+py::object ledger(const std::vector<std::string>& args,
+                  const std::optional<std::string>& data_text) {
+  return to_python(dpmcmc::cli::ledger_in_process(args, data_text));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -103,4 +109,6 @@ PYBIND11_MODULE(_core, m) {
         py::arg("data_text") = py::none(),
         "Runs `dpmcmc sample ARGS`; schema (JSON text) and data_text (CSV) stand in for the files");
   m.def("account", &account, py::arg("args"), "Runs `dpmcmc account ARGS --json`");
+  m.def("ledger", &ledger, py::arg("args"), py::arg("data_text") = py::none(),
+        "Runs `dpmcmc ledger ARGS` (init, show, export) and returns its JSON answer");
 }

@@ -24,6 +24,7 @@ int run(int argc, char** argv) {
   add_summary_command(app);
   add_account_command(app);
   add_audit_command(app);
+  add_ledger_command(app);
   add_experiment_commands(app);
   set_command_line(argc, argv);
   ExpandedArgs expanded;

@@ -12,6 +12,7 @@ void add_sample_command(CLI::App& app);
 void add_summary_command(CLI::App& app);
 void add_account_command(CLI::App& app);
 void add_audit_command(CLI::App& app);        // the privacy auditor (src/audit/)
+void add_ledger_command(CLI::App& app);       // the budget ledger (src/ledger/)
 void add_experiment_commands(CLI::App& app);  // experiment and report
 
 }  // namespace dpmcmc::cli

@@ -42,4 +42,9 @@ InProcessSample sample_in_process(const std::vector<std::string>& args,
 // `dpmcmc account ARGS --json`: the JSON answer (account_command.cpp).
 nlohmann::json account_in_process(const std::vector<std::string>& args);
 
+// `dpmcmc ledger ARGS`: the JSON answer of init, show or export (ledger_command.cpp);
+// `data_text`, when given, stands in for --data's file (whose value then only names it).
+nlohmann::json ledger_in_process(const std::vector<std::string>& args,
+                                 const std::optional<std::string>& data_text);
+
 }  // namespace dpmcmc::cli

@@ -102,6 +102,7 @@ SampleSpec to_spec(const SampleArgs& a) {
   spec.overrides =
       sampler_overrides(a.sampler_options, a.sampler == kReleaseOnceSampler ? "nuts" : a.sampler);
   if (!a.noise_key_file.empty()) spec.noise_key_file = a.noise_key_file;
+  if (!a.ledger.empty()) spec.ledger = a.ledger;
   spec.epsilon = a.epsilon;
   spec.delta = a.delta;
   spec.accountants = a.accountants;
@@ -159,8 +160,8 @@ void refuse_unused_options(const CLI::App& cmd, const std::string& sampler) {
   }
   std::vector<std::string> private_names;
   for (const auto& name : private_sampler_names()) private_names.push_back(name);
-  for (const char* option :
-       {"--epsilon", "--delta", "--accountants", "--warmup-fraction", "--noise-key-file"}) {
+  for (const char* option : {"--epsilon", "--delta", "--accountants", "--warmup-fraction",
+                             "--noise-key-file", "--ledger"}) {
     if (!private_sampler && cmd.count(option) > 0) {
       throw UsageError(
           fmt::format("{}: sampler '{}' is not private and spends no budget; private samplers: {}",
@@ -241,6 +242,13 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
                  "created there, mode 0600, when missing) so that the same seed and key rerun "
                  "bit for bit; default: a fresh key from OS entropy, stored nowhere. Never "
                  "publish it: with the key, the noise can be recomputed and subtracted");
+  cmd.add_option("--ledger", a.ledger,
+                 "Private samplers: the budget ledger (`dpmcmc ledger`) in which a run on --data "
+                 "reserves its releases when the dataset is registered there, or is refused when "
+                 "its dataset's budget across runs would be exceeded; default: $DPMCMC_LEDGER, "
+                 "else $XDG_DATA_HOME/dpmcmc/ledger.sqlite, else "
+                 "~/.local/share/dpmcmc/ledger.sqlite, when that file exists")
+      ->type_name("PATH");
   cmd.add_option("--delta", a.delta,
                  "Private samplers: delta (default: the preset's, see `dpmcmc models`; 0.1/n "
                  "with --data or another --n)");

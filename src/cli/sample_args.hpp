@@ -18,7 +18,7 @@ namespace dpmcmc::cli {
 struct SampleArgs {
   std::string model = "banana-tempered-2d";
   std::string sampler = "nuts";
-  std::string data, out, noise_key_file;
+  std::string data, out, noise_key_file, ledger;
   std::string schema;               // --schema: a user model on --data
   std::vector<std::string> priors;  // --prior
   std::optional<double> sigma;      // --sigma

@@ -24,6 +24,22 @@
 namespace dpmcmc::cli {
 namespace {
 
+// One line on the run's entry in the budget ledger (run/ledger_entry.hpp).
+std::string ledger_line(const nlohmann::json& ledger) {
+  if (!ledger.value("tracked", false)) return ledger.value("note", std::string("not tracked"));
+  const auto& spent = ledger["spent_with_reservations"];
+  const auto& budget = spent["budget"];
+  return fmt::format(
+      "run {} on dataset '{}' in ledger {}: {}; with this run's reservation the dataset's runs "
+      "spend epsilon = {} of its {} (delta {}, {}); `dpmcmc ledger show` lists them",
+      ledger["run"].get<std::int64_t>(), ledger["dataset"]["label"].get<std::string>(),
+      ledger["ledger"].get<std::string>(), ledger.value("status", std::string("running")),
+      spent["epsilon"].is_number() ? fmt::format("{:.4g}", spent["epsilon"].get<double>())
+                                   : std::string("inf"),
+      budget["epsilon"].get<double>(), budget["delta"].get<double>(),
+      spent["accountant"].get<std::string>());
+}
+
 void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
   const auto& r = out.run;
   fmt::print(
@@ -100,6 +116,7 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
              out.draw_files.size(), out.report_file.string());
   if (private_run) {
     fmt::print("curator (not for release): {}\n", out.curator_file.parent_path().string());
+    if (!out.ledger.is_null()) fmt::print("budget across runs: {}\n", ledger_line(out.ledger));
   }
   if (!r.complete()) {
     fmt::print("INTERRUPTED: the draws are valid but partial (see the last line of each CSV)\n");

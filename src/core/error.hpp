@@ -16,6 +16,8 @@ enum class ExitCode : int {
   software = 70,      // EX_SOFTWARE: internal error (a bug)
   cant_create = 73,   // EX_CANTCREAT: output cannot be written
   io = 74,            // EX_IOERR
+  temp_fail = 75,     // EX_TEMPFAIL: a shared resource is busy (a locked ledger); try again
+  no_perm = 77,       // EX_NOPERM: refused (a dataset's budget across runs would be exceeded)
   config = 78,        // EX_CONFIG: bad configuration (file or parameter combination)
   interrupted = 130,  // 128 + SIGINT, the shell's convention: stopped by Ctrl-C, output partial
 };
@@ -43,6 +45,12 @@ struct ConfigError : Error {
 };
 struct OutputError : Error {
   explicit OutputError(const std::string& m) : Error(ExitCode::cant_create, m) {}
+};
+struct BusyError : Error {
+  explicit BusyError(const std::string& m) : Error(ExitCode::temp_fail, m) {}
+};
+struct BudgetRefusal : Error {
+  explicit BudgetRefusal(const std::string& m) : Error(ExitCode::no_perm, m) {}
 };
 struct InterruptedRun : Error {
   InterruptedRun() : Error(ExitCode::interrupted, "interrupted: the output is valid but partial") {}

@@ -13,6 +13,7 @@
 #include "privacy/iteration_templates.hpp"
 #include "privacy/private_data.hpp"
 #include "run/curator_files.hpp"
+#include "run/ledger_entry.hpp"
 #include "run/private_job.hpp"
 #include "run/private_samplers.hpp"
 #include "run/sampler_params.hpp"
@@ -110,7 +111,8 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   // Counted on the private rows without noise: the curator's, written before anything else.
   const auto curator = curator_dir(spec.out_dir);
   prepare_curator_dir(curator);
-  const json curator_report = {
+  LedgerEntry ledger = LedgerEntry::open(spec, plan, std::nullopt);
+  json curator_report = {
       {"run_report", (spec.out_dir / "report.json").string()},
       {"noise_key_file", spec.noise_key_file ? json(spec.noise_key_file->string()) : json(nullptr)},
       {"data_preparation", user.design->report.to_json()}};
@@ -122,6 +124,9 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   PrivateData owner(*glm, rows, make_noise_rng(key, spec.run.seed, 0), log,
                     allowance_for(setup, 1));
   const VectorRelease release = owner.suff_stat(stat, z);
+  ledger.settle(true, false, log);
+  curator_report["budget_across_runs"] = ledger.json();
+  write_curator_json(curator_report, curator / "report.json");
 
   // From here on only the release is used, in the statistic's units.
   const Vec value = stat.to_units(release.value);
@@ -181,6 +186,7 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   SampleOutcome out = run_sample_job(chains);
   out.plan = std::move(plan);
   out.recorded = log;
+  out.ledger = ledger.json();
   out.curator = curator_report;
   out.curator_file = curator / "report.json";
   return out;

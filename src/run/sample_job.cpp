@@ -15,6 +15,7 @@
 #include "run/curator_files.hpp"
 #include "run/job_checkpoint.hpp"
 #include "run/kept_draws.hpp"
+#include "run/ledger_entry.hpp"
 #include "run/noise_from_budget.hpp"
 #include "run/private_job.hpp"
 #include "run/private_samplers.hpp"
@@ -320,6 +321,7 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
         {"accuracy", accuracy},
         {"timings", timings.to_json()}};
     if (!job.data.preparation.is_null()) out.curator["data_preparation"] = job.data.preparation;
+    if (!out.ledger.is_null()) out.curator["budget_across_runs"] = out.ledger;
     out.curator_file = curator / "report.json";
     write_curator_json(out.curator, out.curator_file);
   } else {
@@ -431,10 +433,17 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     out.checkpoint_dir = checkpoints;
   }
 
+  // The budget across runs: reserved (or refused) before the first release, settled after.
+  std::optional<LedgerEntry> ledger;
+  if (private_run) ledger = LedgerEntry::open(spec, priv->plan, out.checkpoint_dir);
   Stopwatch clock;
   out.run = run_chains(factory, model->param_names(), run, callbacks);
   // The spend of the run as owner 1 sees it (the only owner unless the data are shared).
   if (private_run) out.recorded = priv->per_owner().front();
+  if (ledger) {
+    ledger->settle(out.run.complete(), spec.checkpoint.has_value(), out.recorded);
+    out.ledger = ledger->json();
+  }
   if (spec.write_draws) out.draw_files = files;
   Timings timings;
   timings.add("sampling", clock.seconds());

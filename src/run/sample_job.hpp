@@ -88,6 +88,10 @@ struct SampleSpec {
   std::vector<std::string> accountants;
   double warmup_fraction = 0.5;
   std::vector<std::string> command_line;  // for the report
+  // The persistent budget ledger (ledger/ledger.hpp) a private run on the caller's rows reserves
+  // its releases in when the dataset is registered there; none: default_ledger_path(), used only
+  // when that file exists (an explicit path must exist).
+  std::optional<std::filesystem::path> ledger;
   // Checkpoints (run/checkpoint.hpp; the directory is set by the job, job_checkpoint.hpp); none
   // when empty. With `resume`, the run saved there continues. A private run can be checkpointed
   // only with a key that outlives the process (noise_key or noise_key_file).
@@ -129,6 +133,9 @@ struct SampleOutcome {
   // What the diagnostics of the parameters say is wrong (convergence_warnings.hpp), also in
   // report.json's "warnings".
   std::vector<ConvergenceWarning> warnings;
+  // Private runs: the run's entry in the budget ledger (run/ledger_entry.hpp: tracked or not and
+  // why, the dataset, the run's id, its status), also in the curator's report.
+  nlohmann::json ledger;
   // Where the run's checkpoints are while it can be resumed (removed once it completed).
   std::optional<std::filesystem::path> checkpoint_dir;
 };

@@ -1,0 +1,86 @@
+#include "data/canonical_rows.hpp"
+
+#include <fmt/format.h>
+#include <sodium.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "core/error.hpp"
+#include "data/csv_records.hpp"
+
+namespace dpmcmc {
+namespace {
+
+// The shortest round-trip text of a cell that is a finite number ("1.0", "1" and "1e0" → "1");
+// other cells (labels, NA, empty) as they are.
+std::string canonical_cell(const std::string& cell) {
+  double value = 0.0;
+  const char* end = cell.data() + cell.size();
+  const auto [ptr, ec] = std::from_chars(cell.data(), end, value);
+  if (ec == std::errc() && ptr == end && !cell.empty() && std::isfinite(value)) {
+    return fmt::format("{}", value);
+  }
+  return cell;
+}
+
+class Hasher {
+ public:
+  Hasher() {
+    if (sodium_init() < 0) throw SoftwareError("libsodium failed to initialise");
+    crypto_generichash_init(&state_, nullptr, 0, crypto_generichash_BYTES);
+  }
+  void word(std::uint64_t w) {
+    unsigned char bytes[8];
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(w >> (8 * i));
+    crypto_generichash_update(&state_, bytes, sizeof bytes);
+  }
+  void text(const std::string& s) {
+    word(s.size());
+    crypto_generichash_update(&state_, reinterpret_cast<const unsigned char*>(s.data()), s.size());
+  }
+  std::string hex() {
+    unsigned char out[crypto_generichash_BYTES];
+    crypto_generichash_final(&state_, out, sizeof out);
+    char buffer[2 * sizeof out + 1];
+    sodium_bin2hex(buffer, sizeof buffer, out, sizeof out);
+    return buffer;
+  }
+
+ private:
+  crypto_generichash_state state_;
+};
+
+}  // namespace
+
+CanonicalRows canonical_rows_hash(std::string_view text, const std::string& source) {
+  CsvRecords records(text, source);
+  const auto& header = records.header();
+  std::vector<std::size_t> order(header.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(),
+            [&header](std::size_t a, std::size_t b) { return header[a] < header[b]; });
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> cells;
+  while (records.next(cells)) {
+    std::vector<std::string> row;
+    row.reserve(order.size());
+    for (std::size_t j : order) row.push_back(canonical_cell(cells[j]));
+    rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end());
+  Hasher h;
+  h.word(rows.size());
+  h.word(order.size());
+  for (std::size_t j : order) h.text(header[j]);
+  for (const auto& row : rows) {
+    for (const auto& cell : row) h.text(cell);
+  }
+  return {h.hex(), rows.size(), order.size()};
+}
+
+}  // namespace dpmcmc

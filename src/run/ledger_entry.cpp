@@ -1,0 +1,117 @@
+#include "run/ledger_entry.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "data/atomic_file.hpp"
+#include "data/canonical_rows.hpp"
+#include "data/file_bytes.hpp"
+#include "ledger/ledger.hpp"
+#include "privacy/planner.hpp"
+
+namespace dpmcmc {
+namespace {
+
+// The CSV text of the caller's rows and the name it goes by; nullopt for a preset's public data
+// or a library caller's custom model (no records to identify).
+std::optional<std::pair<std::string, std::string>> callers_records(const SampleSpec& spec) {
+  if (spec.user_model) {
+    const auto& u = *spec.user_model;
+    if (u.data_text) return std::pair{*u.data_text, u.data_file.string()};
+    return std::pair{read_file_bytes(u.data_file), u.data_file.string()};
+  }
+  if (spec.data_file) return std::pair{read_file_bytes(*spec.data_file), spec.data_file->string()};
+  return std::nullopt;
+}
+
+std::filesystem::path reservation_file(const std::filesystem::path& checkpoints) {
+  return checkpoints / "ledger.json";
+}
+
+std::string command_text(const SampleSpec& spec) {
+  std::string text;
+  for (const auto& word : spec.command_line) text += (text.empty() ? "" : " ") + word;
+  return text.empty() ? std::string("(a library call)") : text;
+}
+
+}  // namespace
+
+LedgerEntry LedgerEntry::open(const SampleSpec& spec, const PrivateRunPlan& plan,
+                              const std::optional<std::filesystem::path>& checkpoints) {
+  LedgerEntry entry;
+  entry.ledger_ = spec.ledger.value_or(default_ledger_path());
+  entry.json_ = {{"tracked", false}, {"ledger", entry.ledger_.string()}};
+  const auto records = callers_records(spec);
+  if (!records) {
+    entry.json_["note"] = "the run's rows are public (a preset's data): not tracked across runs";
+    return entry;
+  }
+  std::error_code ec;
+  if (!spec.ledger && !std::filesystem::exists(entry.ledger_, ec)) {
+    entry.json_["note"] = fmt::format(
+        "no budget ledger at {}: this dataset's spend is not tracked across runs (`dpmcmc ledger "
+        "init` registers it)",
+        entry.ledger_.string());
+    return entry;
+  }
+  Ledger ledger(entry.ledger_, false);
+  const CanonicalRows rows = canonical_rows_hash(records->first, records->second);
+  const auto dataset = ledger.find_dataset(rows.hash);
+  if (!dataset) {
+    entry.json_["note"] = fmt::format(
+        "dataset not registered in the budget ledger {}: its spend is not tracked across runs "
+        "(`dpmcmc ledger init --data {}` registers it)",
+        entry.ledger_.string(), records->second);
+    return entry;
+  }
+  entry.json_["dataset"] = {{"hash", rows.hash}, {"label", dataset->label}};
+  const bool resume = spec.checkpoint && spec.checkpoint->resume;
+  std::error_code exists_ec;
+  if (resume && checkpoints && std::filesystem::exists(reservation_file(*checkpoints), exists_ec)) {
+    const auto saved =
+        nlohmann::json::parse(read_file_bytes(reservation_file(*checkpoints)), nullptr, false);
+    if (saved.is_discarded() || !saved.contains("run") || !saved["run"].is_number_integer()) {
+      throw DataError(
+          fmt::format("{}: expected {{\"run\": ID}}", reservation_file(*checkpoints).string()));
+    }
+    entry.run_id_ = saved["run"].get<std::int64_t>();
+    ledger.resume(entry.run_id_, rows.hash);
+    entry.json_["note"] = "resumed on its reservation";
+  } else {
+    Reservation r;
+    r.sampler = spec.sampler;
+    r.command = command_text(spec);
+    r.budget = plan.budget;
+    r.discretisation_tv = plan.discretisation_delta / (1.0 + std::exp(plan.budget.epsilon));
+    r.events = repeat_iterations(plan.per_iteration, plan.scheduled);
+    entry.run_id_ = ledger.reserve(rows.hash, r);
+    if (checkpoints) {
+      write_file_atomic(reservation_file(*checkpoints),
+                        nlohmann::json{{"run", entry.run_id_}}.dump() + "\n");
+    }
+    entry.json_["note"] = "reserved its planned releases before the first";
+  }
+  entry.json_["tracked"] = true;
+  entry.json_["run"] = entry.run_id_;
+  const CrossRunSpend spent = ledger.spent(*dataset);
+  entry.json_["spent_with_reservations"] = {
+      {"epsilon", spent.epsilon},
+      {"accountant", spent.accountant},
+      {"budget", {{"epsilon", dataset->budget.epsilon}, {"delta", dataset->budget.delta}}}};
+  return entry;
+}
+
+void LedgerEntry::settle(bool complete, bool resumable, const EventLog& recorded) {
+  if (!tracked()) return;
+  const LedgerRunStatus status = complete    ? LedgerRunStatus::completed
+                                 : resumable ? LedgerRunStatus::resumable
+                                             : LedgerRunStatus::stopped;
+  Ledger ledger(ledger_, false);
+  const auto events = recorded.events();
+  ledger.settle(run_id_, status, {events.begin(), events.end()});
+  json_["status"] = to_string(status);
+}
+
+}  // namespace dpmcmc

@@ -1,0 +1,43 @@
+// A private run's entry in the persistent budget ledger (ledger/ledger.hpp, issue #30). Before
+// the first release the job opens it: on the caller's rows (--data, a user model's CSV) whose
+// canonical hash is registered in the ledger, the plan's releases are reserved, or the run is
+// refused (BudgetRefusal, 77) with nothing released; a resumed run takes back the reservation
+// its checkpoint names. After the chains, the entry settles: completed or stopped for good → what
+// the run recorded; stopped with a checkpoint → the reservation stays for the resumption. A run
+// killed before settling leaves its reservation counted. Untracked runs (a preset's public data,
+// no ledger, an unregistered dataset) carry a note saying so.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "privacy/event_log.hpp"
+#include "run/private_plan.hpp"
+#include "run/sample_job.hpp"
+
+namespace dpmcmc {
+
+class LedgerEntry {
+ public:
+  // `checkpoints`: the run's checkpoint directory when it keeps checkpoints (its ledger.json
+  // names the reservation for a resumption). Throws BudgetRefusal, BusyError, DataError as the
+  // ledger does.
+  static LedgerEntry open(const SampleSpec& spec, const PrivateRunPlan& plan,
+                          const std::optional<std::filesystem::path>& checkpoints);
+
+  bool tracked() const { return run_id_ != 0; }
+  // Settles the reservation (see above). No-op when untracked.
+  void settle(bool complete, bool resumable, const EventLog& recorded);
+  // For the curator's report and stdout: {"tracked", "ledger", "dataset", "run", "note"}.
+  const nlohmann::json& json() const { return json_; }
+
+ private:
+  std::filesystem::path ledger_;
+  std::int64_t run_id_ = 0;
+  nlohmann::json json_;
+};
+
+}  // namespace dpmcmc

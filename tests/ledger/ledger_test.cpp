@@ -1,0 +1,196 @@
+// The ledger's rules (ledger/ledger.hpp): registration, reservation against the budget across
+// runs, what counts before and after a run settles, resumption, and bad ledger files.
+#include "ledger/ledger.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include "core/error.hpp"
+
+namespace dpmcmc {
+namespace {
+
+std::filesystem::path fresh(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("dpmcmc-ledger-test-" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir / "ledger.sqlite";
+}
+
+PrivacyEvent gaussian(double z, std::uint64_t count) {
+  PrivacyEvent e;
+  e.sensitivity = 1.0;
+  e.noise_sd = z;
+  e.relation = Neighbouring::substitute;
+  e.count = count;
+  e.kind = ReleaseKind::llr_sum;
+  return e;
+}
+
+LedgerDataset dataset(double epsilon) {
+  LedgerDataset d;
+  d.hash = std::string(64, 'a');
+  d.label = "patients";
+  d.rows = 100;
+  d.columns = 3;
+  d.budget = {epsilon, 1e-5};
+  return d;
+}
+
+Reservation plan(std::uint64_t count) {
+  Reservation r;
+  r.sampler = "dp-penalty";
+  r.command = "dpmcmc sample …";
+  r.budget = {1.0, 1e-6};
+  r.events = {gaussian(10.0, count)};
+  return r;
+}
+
+// ε of one reservation of `count` releases composed with itself `runs` times, by the ledger's
+// own composition (the independent check of that composition is cross_run_spend_test.cpp).
+double epsilon_of(std::uint64_t count, int runs) {
+  std::vector<RunSpend> spends(static_cast<std::size_t>(runs),
+                               RunSpend{{gaussian(10.0, count)}, 0.0, Budget{1.0, 1e-6}});
+  return compose_runs(spends, Budget{100.0, 1e-5}).epsilon;
+}
+
+TEST(Ledger, FileIsCreatedPrivate) {
+  const auto path = fresh("mode");
+  Ledger ledger(path, true);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600);
+}
+
+TEST(Ledger, RegistersADatasetOnce) {
+  const auto path = fresh("register");
+  Ledger ledger(path, true);
+  ledger.register_dataset(dataset(3.0));
+  const auto d = ledger.find_dataset(std::string(64, 'a'));
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->label, "patients");
+  EXPECT_EQ(d->budget.epsilon, 3.0);
+  EXPECT_THROW(ledger.register_dataset(dataset(30.0)), ConfigError);
+  EXPECT_EQ(ledger.find_dataset(std::string(64, 'a'))->budget.epsilon, 3.0);
+  EXPECT_FALSE(ledger.find_dataset(std::string(64, 'b')).has_value());
+}
+
+TEST(Ledger, RefusesTheRunThatWouldExceedTheBudget) {
+  const auto path = fresh("refuse");
+  // A budget between what two and three such runs compose to: two fit, the third is refused.
+  const double budget = 0.5 * (epsilon_of(1000, 2) + epsilon_of(1000, 3));
+  Ledger ledger(path, true);
+  auto d = dataset(budget);
+  ledger.register_dataset(d);
+  EXPECT_GT(ledger.reserve(d.hash, plan(1000)), 0);
+  EXPECT_GT(ledger.reserve(d.hash, plan(1000)), 0);
+  EXPECT_THROW(ledger.reserve(d.hash, plan(1000)), BudgetRefusal);
+  EXPECT_EQ(ledger.runs(d.hash).size(), 2u);  // the refused run left nothing
+  EXPECT_NEAR(ledger.spent(d).epsilon, epsilon_of(1000, 2), 1e-9);
+}
+
+TEST(Ledger, ASettledRunCountsWhatItRecordedAnUnsettledOneItsReservation) {
+  const auto path = fresh("settle");
+  const double budget = 0.5 * (epsilon_of(1000, 2) + epsilon_of(1000, 3));
+  Ledger ledger(path, true);
+  auto d = dataset(budget);
+  ledger.register_dataset(d);
+  const auto a = ledger.reserve(d.hash, plan(1000));
+  const auto b = ledger.reserve(d.hash, plan(1000));
+  // Run a stopped after 10 of its 1000 releases, for good: it counts those 10 only.
+  ledger.settle(a, LedgerRunStatus::stopped, {gaussian(10.0, 10)});
+  EXPECT_GT(ledger.reserve(d.hash, plan(1000)), 0);
+  // Run b stopped with a checkpoint: its reservation still counts in full.
+  ledger.settle(b, LedgerRunStatus::resumable, {gaussian(10.0, 10)});
+  const auto runs = ledger.runs(d.hash);
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].counted().front().count, 10u);
+  EXPECT_EQ(runs[1].counted().front().count, 1000u);
+  EXPECT_EQ(runs[2].status, LedgerRunStatus::running);
+  EXPECT_THROW(ledger.reserve(d.hash, plan(1000)), BudgetRefusal);
+}
+
+TEST(Ledger, AResumedRunTakesBackItsOwnReservation) {
+  const auto path = fresh("resume");
+  Ledger ledger(path, true);
+  auto d = dataset(50.0);
+  ledger.register_dataset(d);
+  const auto id = ledger.reserve(d.hash, plan(1000));
+  // Running in this (live) process: not resumable by another.
+  EXPECT_THROW(ledger.resume(id, d.hash), ConfigError);
+  ledger.settle(id, LedgerRunStatus::resumable, {gaussian(10.0, 10)});
+  ledger.resume(id, d.hash);
+  EXPECT_EQ(ledger.runs(d.hash)[0].status, LedgerRunStatus::running);
+  EXPECT_EQ(ledger.runs(d.hash).size(), 1u);
+  ledger.settle(id, LedgerRunStatus::completed, {gaussian(10.0, 1000)});
+  EXPECT_THROW(ledger.resume(id, d.hash), ConfigError);      // completed
+  EXPECT_THROW(ledger.resume(id + 1, d.hash), ConfigError);  // no such run
+}
+
+TEST(Ledger, JsonListsRunsAndMarksOnesWhoseProcessIsGone) {
+  const auto path = fresh("json");
+  Ledger ledger(path, true);
+  auto d = dataset(50.0);
+  ledger.register_dataset(d);
+  ledger.reserve(d.hash, plan(1000));
+  const auto j = ledger.to_json();
+  ASSERT_EQ(j["datasets"].size(), 1u);
+  const auto& run = j["datasets"][0]["runs"][0];
+  EXPECT_EQ(run["status"], "running");
+  EXPECT_EQ(run["counted"], "reservation");
+  EXPECT_FALSE(run.contains("note"));  // this process is alive
+  EXPECT_TRUE(process_alive(::getpid()));
+  EXPECT_FALSE(process_alive(0));
+}
+
+TEST(Ledger, MissingCorruptAndForeignFilesAreClearErrors) {
+  const auto path = fresh("bad");
+  EXPECT_THROW(Ledger(path, false), NoInputError);
+  { std::ofstream(path) << "this is not a database, it is a text file of some length\n"; }
+  EXPECT_THROW(Ledger(path, false), DataError);
+  EXPECT_THROW(Ledger(path, true), DataError);
+  const auto other = path.parent_path() / "other.sqlite";
+  {
+    SqliteDb db(other, true, 1000);
+    db.exec("CREATE TABLE t(x)");
+  }
+  EXPECT_THROW(Ledger(other, false), DataError);
+  EXPECT_THROW(Ledger(other, true), DataError);  // another program's tables are not taken over
+}
+
+TEST(Ledger, ALockedLedgerIsBusyAfterTheTimeout) {
+  const auto path = fresh("locked");
+  {
+    Ledger ledger(path, true);
+    ledger.register_dataset(dataset(50.0));
+  }
+  SqliteDb holder(path, false, 1000);
+  holder.exec("BEGIN EXCLUSIVE");
+  ::setenv("DPMCMC_LEDGER_BUSY_TIMEOUT", "0.2", 1);
+  try {
+    Ledger ledger(path, false);
+    ledger.reserve(std::string(64, 'a'), plan(10));
+    ADD_FAILURE() << "reserved on a locked ledger";
+  } catch (const BusyError& e) {
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+  }
+  ::unsetenv("DPMCMC_LEDGER_BUSY_TIMEOUT");
+  holder.exec("ROLLBACK");
+}
+
+TEST(Ledger, BusyTimeoutMustBeSeconds) {
+  ::setenv("DPMCMC_LEDGER_BUSY_TIMEOUT", "soon", 1);
+  EXPECT_THROW(Ledger::busy_timeout_ms(), UsageError);
+  ::setenv("DPMCMC_LEDGER_BUSY_TIMEOUT", "1.5", 1);
+  EXPECT_EQ(Ledger::busy_timeout_ms(), 1500);
+  ::unsetenv("DPMCMC_LEDGER_BUSY_TIMEOUT");
+  EXPECT_EQ(Ledger::busy_timeout_ms(), 60000);
+}
+
+}  // namespace
+}  // namespace dpmcmc
