@@ -102,6 +102,13 @@ TEST(CommittedResults, ClippingStudyCellsReproduce) {
                                       "sample/banana-flat-2d/hmc/clip=0.5/NA/1"});
 }
 
+// The reproductions drawn since issue #23 (issue #29) take their noise from the committed key file
+// experiments/keys/reproductions.key: their private cells redraw the committed rows exactly.
+TEST(CommittedResults, CircleCellsReproduceUnderTheCommittedKey) {
+  expect_cells_reproduce("circle",
+                         {"sample/circle/dp-penalty/0.5/1", "sample/circle/dp-hmc/0.5/1"});
+}
+
 // The private cells' committed rows were drawn before issue #23, with noise keyed by the public
 // seed; the noise now comes from a secret key (core/noise_key.hpp), so they cannot be redrawn bit
 // for bit (docs/experiments.md). What must hold instead: under one key file, a private cell
