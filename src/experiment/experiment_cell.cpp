@@ -149,6 +149,9 @@ void record_outcome(const ExperimentSpec& spec, const SampleOutcome& out, Result
   row.set("llr_clip_frac", finite(column_mean(out.run, {"clip_frac__", "llr_clip_frac__"})));
   row.set("grad_clip_frac", finite(column_mean(out.run, {"grad_clip_frac__"})));
   if (wants(spec, "mmd") && out.mmd) row.set("mmd", finite(out.mmd->mmd));
+  // The noise floor: as many exact draws against the same reference (the thesis' black lines,
+  // 002 Figures 6.3 and 6.4).
+  if (wants(spec, "mmd") && out.mmd_baseline) row.set("mmd_exact", finite(*out.mmd_baseline));
   if (wants(spec, "mean_error") && out.mean_error) row.set("mean_error", finite(*out.mean_error));
   if (wants(spec, "sym_kl") && out.sym_kl) row.set("sym_kl", finite(*out.sym_kl));
   if (wants(spec, "test_accuracy") && out.test_accuracy)

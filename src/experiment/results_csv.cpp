@@ -26,14 +26,15 @@ const std::set<std::string>& real_columns() {
                                           "max_rhat",        "certified_epsilon",
                                           "wall_seconds",    "test_accuracy",
                                           "sweep_value",     "sym_kl",
-                                          "epsilon_lb",      "hockey_stick_epsilon"};
+                                          "epsilon_lb",      "hockey_stick_epsilon",
+                                          "mmd_exact"};
   return s;
 }
 // Columns added after the first release of the format: a file without them (written by an
 // older dpmcmc) is read with NA there, and the runner rewrites it with them on resume.
 const std::set<std::string>& optional_columns() {
-  static const std::set<std::string> s = {"sweep_param", "sweep_value", "sym_kl", "epsilon_lb",
-                                          "hockey_stick_epsilon"};
+  static const std::set<std::string> s = {"sweep_param", "sweep_value",          "sym_kl",
+                                          "epsilon_lb",  "hockey_stick_epsilon", "mmd_exact"};
   return s;
 }
 const std::set<std::string>& integer_columns() {
@@ -89,6 +90,7 @@ const std::vector<std::string>& results_columns() {
                                                    "llr_clip_frac",
                                                    "grad_clip_frac",
                                                    "mmd",
+                                                   "mmd_exact",
                                                    "mean_error",
                                                    "cov_error",
                                                    "sym_kl",

@@ -121,6 +121,7 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
   std::map<SampleKey, Collect> groups;
   using AccountKey = std::tuple<std::size_t, std::size_t, double, std::size_t>;
   std::map<AccountKey, AccountGroup> account;
+  std::map<std::string, std::vector<double>> floor;  // mmd_exact per model
 
   for (const auto& r : results.rows) {
     const std::size_t mi = rank(models, r.text("model"));
@@ -184,6 +185,7 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
     add(c.rhat, "max_rhat");
     add(c.cert, "certified_epsilon");
     add(c.kl, "sym_kl");
+    if (const auto x = r.number("mmd_exact", file)) floor[r.text("model")].push_back(*x);
   }
   for (auto& [key, c] : groups) {
     c.g.accuracy = spread_of(c.acc);
@@ -197,6 +199,7 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
     out.sample.push_back(std::move(c.g));
   }
   for (auto& [key, a] : account) out.account.push_back(std::move(a));
+  for (auto& [model, values] : floor) out.mmd_floor[model] = spread_of(std::move(values));
   return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,10 @@ struct ResultsSummary {
   std::vector<SampleGroup> sample;
   std::vector<AccountGroup> account;
   std::vector<AuditGroup> audit;  // in the file's order
+  // Per model: the MMD of as many exact draws against the same reference (column mmd_exact), over
+  // all its cells. The MMD's noise floor (the thesis' black lines, 002 Figures 6.3–6.4): a
+  // property of the data and the reference, not of the sampler.
+  std::map<std::string, Spread> mmd_floor;
 };
 
 // `file` names the CSV in messages (DataError for a non-numeric cell, with its line).

@@ -109,7 +109,10 @@ std::string summary_markdown(const ResultsSummary& summary) {
                                        : std::string("non-private"));
     rule += "---|";
   }
-  out += fmt::format(" rows clipped | repeats |\n{}---|---|\n", rule);
+  // The MMD's noise floor per model, when the results record it (mmd_exact, since issue #29).
+  const bool any_floor = !summary.mmd_floor.empty();
+  out += fmt::format(" rows clipped | repeats |{}\n{}---|---|{}\n",
+                     any_floor ? " exact vs exact |" : "", rule, any_floor ? "---|" : "");
 
   for (const auto& key : order) {
     const auto& gs = groups[key];
@@ -136,9 +139,16 @@ std::string summary_markdown(const ResultsSummary& summary) {
         clip_hi = std::max(clip_hi, (*it)->llr_clip.median);
       }
     }
-    out += fmt::format(" {} | {} |\n",
+    out += fmt::format(" {} | {} |",
                        std::isfinite(clip_lo) ? range_of(clip_lo, clip_hi, percent) : "NA",
                        range_of(runs_lo, runs_hi, count_text));
+    if (any_floor) {
+      const auto it = summary.mmd_floor.find(std::get<0>(key));
+      out += gs.front()->metric == "mmd" && it != summary.mmd_floor.end()
+                 ? fmt::format(" {:.3g} |", it->second.median)
+                 : std::string(" – |");
+    }
+    out += "\n";
   }
   return out;
 }
