@@ -154,7 +154,8 @@ std::vector<ExperimentCell> experiment_cells(const ExperimentSpec& spec) {
             c.repeat = r;
             c.key = cell_key(spec.kind, model, choice.label, c.sweep_param, v, e, r);
             c.seed = derive_seed(spec.seed, "cell:" + c.key);
-            c.data_seed = derive_seed(spec.seed, fmt::format("data:{}/{}", model, r.value_or(1)));
+            c.data_seed = derive_seed(
+                spec.seed, fmt::format("data:{}/{}", model, spec.fixed_data ? 1 : r.value_or(1)));
             if (spec.paired_starts && r) {
               c.start_seed = derive_seed(spec.seed, fmt::format("start:{}/{}", model, *r));
             }

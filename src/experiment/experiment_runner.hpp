@@ -11,7 +11,8 @@
 //   mix(a, b) = splitmix64(a XOR splitmix64(b)) and fnv(s) the 64-bit FNV-1a hash of the bytes of
 //   s:
 //     run seed  = mix(spec seed, fnv("cell:" + key))                 (chains, noise, MMD)
-//     data seed = mix(spec seed, fnv("data:" + MODEL + "/" + REPEAT))
+//     data seed = mix(spec seed, fnv("data:" + MODEL + "/" + REPEAT)) (REPEAT = 1 for every
+//                 repeat with "fixed_data": true)
 //     start seed = mix(spec seed, fnv("start:" + MODEL + "/" + REPEAT))  (only with
 //                  "paired_starts": true; otherwise the starting points come from the run seed)
 //   so every sampler and ε of one repeat sees the same synthetic data (a paired comparison),

@@ -34,20 +34,16 @@ const std::vector<std::string> kTopKeys = {
     "params",  "epsilons",        "delta",       "repeats",       "chains",
     "n",       "iterations",      "init",        "paired_starts", "warmup_fraction",
     "metrics", "reference_draws", "accountants", "seed",          "profiles",
-    "sweep",   "noise_key_file",  "audit"};
-const std::vector<std::string> kProfileKeys = {"models",        "samplers",
-                                               "params",        "epsilons",
-                                               "delta",         "repeats",
-                                               "chains",        "n",
-                                               "iterations",    "init",
-                                               "paired_starts", "warmup_fraction",
-                                               "metrics",       "reference_draws",
-                                               "accountants",   "sweep",
-                                               "audit"};
+    "sweep",   "noise_key_file",  "audit",       "fixed_data"};
+const std::vector<std::string> kProfileKeys = {
+    "models",        "samplers",        "params",    "epsilons",        "delta",
+    "repeats",       "chains",          "n",         "iterations",      "init",
+    "paired_starts", "warmup_fraction", "metrics",   "reference_draws", "accountants",
+    "sweep",         "audit",           "fixed_data"};
 // Keys that only mean something when sampling.
 const std::vector<std::string> kSampleOnlyKeys = {
-    "repeats",       "chains",  "iterations",      "init",
-    "paired_starts", "metrics", "warmup_fraction", "reference_draws"};
+    "repeats", "chains",          "iterations",      "init",      "paired_starts",
+    "metrics", "warmup_fraction", "reference_draws", "fixed_data"};
 // sym_kl is recorded only when listed: adding it to the default list would change the spec hash
 // of every spec without "metrics" and so refuse to resume their results.
 const std::vector<std::string> kMetrics = {"mmd",           "mean_error", "cov_error",
@@ -564,7 +560,7 @@ void parse_grid(const json& d, const Reader& r, ExperimentSpec& spec) {
   if (spec.kind == ExperimentKind::audit) parse_audit(d, r, spec);
 }
 
-// How each cell runs and is measured: init, paired_starts, warmup_fraction, metrics,
+// How each cell runs and is measured: init, paired_starts, fixed_data, warmup_fraction, metrics,
 // reference_draws, accountants, noise_key_file and seed.
 void parse_cell_settings(const json& d, const Reader& r, ExperimentSpec& spec) {
   if (d.contains("init")) spec.init = parse_init(d.at("init"), r);
@@ -573,6 +569,12 @@ void parse_cell_settings(const json& d, const Reader& r, ExperimentSpec& spec) {
     if (!p.is_boolean())
       r.fail("paired_starts", fmt::format("expected true or false, got {}", Reader::shown(p)));
     spec.paired_starts = p.get<bool>();
+  }
+  if (d.contains("fixed_data")) {
+    const json& f = d.at("fixed_data");
+    if (!f.is_boolean())
+      r.fail("fixed_data", fmt::format("expected true or false, got {}", Reader::shown(f)));
+    spec.fixed_data = f.get<bool>();
   }
   if (d.contains("warmup_fraction")) {
     const json& w = d.at("warmup_fraction");
@@ -653,6 +655,7 @@ json resolved_spec(const ExperimentSpec& spec) {
     resolved["init"] = init;
     // Only when set, so that specs without the key keep their cell hashes.
     if (spec.paired_starts) resolved["paired_starts"] = true;
+    if (spec.fixed_data) resolved["fixed_data"] = true;
     resolved["warmup_fraction"] = spec.warmup_fraction;
     resolved["metrics"] = spec.metrics;
     resolved["reference_draws"] = spec.reference_draws;

@@ -114,6 +114,10 @@ struct ExperimentSpec {
   // "paired_starts": true gives every sampler, ε and sweep value of one repeat the same starting
   // points (the papers' design: 000 Section 4.1, 002 Section 5.2); false: each cell draws its own.
   bool paired_starts = false;
+  // "fixed_data": true gives every repeat the same synthetic data (the papers' design: their
+  // repeats vary only the starting points, 000 Section 4.1, 002 Section 5.2); false: each repeat
+  // draws its own data set.
+  bool fixed_data = false;
   double warmup_fraction = 0.5;
   // Accuracy metrics written to the results (the others are NA): mmd, mean_error, cov_error,
   // test_accuracy, rhat, sym_kl (the last only when listed). The report's headline metric is the

@@ -145,6 +145,39 @@ TEST(ExperimentRunner, PairedStartsShareTheStartingPointsOfARepeat) {
   EXPECT_NE(starts_of(own_dir, cells[0]), starts_of(own_dir, cells[4]));
 }
 
+// "fixed_data": every repeat samples the same data set (the papers vary only the starting
+// points); without it each repeat draws its own. Read from the cells' data seeds and from the
+// draws' data: a cell's report names the data seed it simulated from.
+TEST(ExperimentRunner, FixedDataGivesEveryRepeatTheSameDataSet) {
+  auto d = tiny_spec();
+  const auto own = experiment_cells(d);
+  ExperimentSpec fixed = tiny_spec();
+  fixed.fixed_data = true;
+  const auto cells = experiment_cells(fixed);
+  ASSERT_EQ(cells.size(), 6u);
+  // Cells 0 and 1 are dp-penalty at ε = 2, repeats 1 and 2.
+  EXPECT_NE(own[0].data_seed, own[1].data_seed);
+  EXPECT_EQ(cells[0].data_seed, cells[1].data_seed);
+  EXPECT_EQ(cells[0].data_seed, own[0].data_seed);  // repeat 1's data as without the key
+  EXPECT_EQ(cells[0].seed, own[0].seed);            // the run seeds stay
+  // Through the spec's JSON: a setting that enters the hash only when true.
+  json spec_json = {{"name", "tiny"},
+                    {"models", {"banana-tempered-2d"}},
+                    {"samplers", {"rwmh"}},
+                    {"repeats", 2},
+                    {"seed", 7}};
+  const auto plain = parse_experiment_spec(spec_json, "tiny.json", "full");
+  spec_json["fixed_data"] = true;
+  const auto with_key = parse_experiment_spec(spec_json, "tiny.json", "full");
+  EXPECT_TRUE(with_key.fixed_data);
+  EXPECT_EQ(with_key.resolved.at("fixed_data"), true);
+  EXPECT_FALSE(plain.resolved.contains("fixed_data"));
+  EXPECT_NE(experiment_cells(with_key)[0].spec_hash, experiment_cells(plain)[0].spec_hash);
+  EXPECT_EQ(experiment_cells(with_key)[0].data_seed, experiment_cells(with_key)[1].data_seed);
+  spec_json["fixed_data"] = "yes";
+  EXPECT_THROW(parse_experiment_spec(spec_json, "tiny.json", "full"), ConfigError);
+}
+
 // A label restricted to some models has no cells on the others; the cells it has keep the keys,
 // seeds and hashes they have without the restriction (it is a grid coordinate, like ε).
 TEST(ExperimentRunner, LabelModelsLeaveOutCells) {
