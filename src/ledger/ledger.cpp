@@ -220,10 +220,11 @@ std::int64_t Ledger::reserve(const std::string& hash, const Reservation& r) {
   }
   const auto earlier = runs(hash);
   auto spends = spends_of(earlier);
-  const CrossRunSpend before = compose_runs(spends, dataset->budget);
   spends.push_back({r.events, r.discretisation_tv, r.budget});
   const CrossRunSpend after = compose_runs(spends, dataset->budget);
   if (!after.within(dataset->budget.epsilon)) {
+    spends.pop_back();
+    const CrossRunSpend before = compose_runs(spends, dataset->budget);
     throw BudgetRefusal(fmt::format(
         "ledger {}: dataset '{}' ({}) has a budget of ε = {}, δ = {} across runs; its {} earlier "
         "run(s) spent ε = {:.6g} together{}, and this run's plan (ε = {}, δ = {}) would bring it "

@@ -108,10 +108,19 @@ void LedgerEntry::settle(bool complete, bool resumable, const EventLog& recorded
   const LedgerRunStatus status = complete    ? LedgerRunStatus::completed
                                  : resumable ? LedgerRunStatus::resumable
                                              : LedgerRunStatus::stopped;
-  Ledger ledger(ledger_, false);
-  const auto events = recorded.events();
-  ledger.settle(run_id_, status, {events.begin(), events.end()});
-  json_["status"] = to_string(status);
+  // The chains have run and their outputs are written: a ledger that cannot be updated now (locked
+  // past the timeout, removed) leaves the reservation counted in full, which is safe, and the
+  // run's outputs stand. The curator is told.
+  try {
+    Ledger ledger(ledger_, false);
+    const auto events = recorded.events();
+    ledger.settle(run_id_, status, {events.begin(), events.end()});
+    json_["status"] = to_string(status);
+  } catch (const Error& e) {
+    json_["status"] = "running";
+    json_["note"] =
+        fmt::format("could not settle the reservation ({}); it stays counted in full", e.what());
+  }
 }
 
 }  // namespace dpmcmc
