@@ -345,29 +345,33 @@ def _ledger_args(action, ledger, data, X, y, schema):
 
 
 def ledger_init(data=None, *, epsilon, delta, X=None, y=None, schema=None, label=None,
-                ledger=None):
+                composition=None, ledger=None):
     """Registers a private dataset in the budget ledger with its total budget across runs
     (``dpmcmc ledger init``) and returns the ledger's entry for it as a dict.
 
     data      the dataset's CSV file; or X, y and schema for rows in memory, written as
               ``sample`` writes them (the same rows are the same dataset either way)
-    ledger    the ledger file (default: $DPMCMC_LEDGER, else ~/.local/share/dpmcmc/ledger.sqlite)
+    composition  "gaussian" (default: all runs' releases composed as Gaussian DP; plain
+              Gaussian samplers only) or "basic" (any sampler; the runs' own epsilons added)
+    ledger    the ledger file (default: $DPMCMC_LEDGER, else $XDG_DATA_HOME/dpmcmc/ledger.sqlite,
+              else ~/.local/share/dpmcmc/ledger.sqlite)
 
     Every later private ``sample`` on these rows reserves its releases in the ledger and raises
     BudgetRefused when the composition of all runs would exceed the budget.
     """
     args, data_text = _ledger_args("init", ledger, data, X, y, schema)
     args += _option("epsilon", epsilon) + _option("delta", delta) + _option("label", label)
+    args += _option("composition", composition)
     return _call(_core.ledger, args, data_text)
 
 
-def ledger_show(ledger=None, *, data=None, X=None, y=None, schema=None):
+def ledger_show(data=None, *, ledger=None, X=None, y=None, schema=None):
     """The ledger's datasets (or only the one given), their runs and spend, as a dict."""
     args, data_text = _ledger_args("show", ledger, data, X, y, schema)
     return _call(_core.ledger, args, data_text)
 
 
-def ledger_export(ledger=None):
+def ledger_export(*, ledger=None):
     """Everything in the ledger as a dict (``dpmcmc ledger export``)."""
     args, _ = _ledger_args("export", ledger, None, None, None, None)
     return _call(_core.ledger, args, None)

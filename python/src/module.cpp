@@ -88,7 +88,13 @@ py::object account(const std::vector<std::string>& args) {
 
 py::object ledger(const std::vector<std::string>& args,
                   const std::optional<std::string>& data_text) {
-  return to_python(dpmcmc::cli::ledger_in_process(args, data_text));
+  json answer;
+  {
+    // A locked ledger is waited for (up to its busy timeout) without holding up other threads.
+    py::gil_scoped_release release;
+    answer = dpmcmc::cli::ledger_in_process(args, data_text);
+  }
+  return to_python(answer);
 }
 
 }  // namespace

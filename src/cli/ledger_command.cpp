@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "data/canonical_rows.hpp"
 #include "data/file_bytes.hpp"
+#include "ledger/cross_run_spend.hpp"
 #include "ledger/ledger.hpp"
 #include "privacy/budget.hpp"
 
@@ -23,7 +24,7 @@ namespace {
 
 struct LedgerArgs {
   std::string action;  // init, show or export
-  std::string ledger, data, label;
+  std::string ledger, data, label, composition = "gaussian";
   std::optional<double> epsilon, delta;
   bool json = false;
   // In-process callers (the Python module): the CSV text standing in for --data, and where the
@@ -55,18 +56,21 @@ void print_dataset(const nlohmann::json& d) {
              d["registered"].get<std::string>());
   const auto& b = d["budget"];
   const auto& s = d["spent"];
-  fmt::print("  budget across runs: epsilon = {}, delta = {}\n", number(b["epsilon"]),
-             number(b["delta"]));
+  fmt::print("  budget across runs: epsilon = {}, delta = {} ({} composition)\n",
+             number(b["epsilon"]), number(b["delta"]), d["composition"].get<std::string>());
   if (s.contains("error")) {
     fmt::print("  spent: {}\n", s["error"].get<std::string>());
   } else if (d["runs"].empty()) {
     fmt::print("  spent: nothing yet\n");
-  } else {
+  } else if (d["composition"] == "gaussian") {
     fmt::print(
-        "  spent: epsilon = {} composed over the runs ({}, at delta {}); the runs' own "
-        "epsilons add to {} (delta {})\n",
-        number(s["epsilon"]), s["accountant"].get<std::string>(), number(s["delta_accountants"]),
-        number(s["sum_of_run_epsilons"]), number(s["sum_of_run_deltas"]));
+        "  spent: epsilon = {} at delta {}, all runs' Gaussian releases composed (Gaussian DP); "
+        "the runs' own epsilons add to {} (delta {})\n",
+        number(s["epsilon"]), number(s["delta"]), number(s["sum_of_run_epsilons"]),
+        number(s["sum_of_run_deltas"]));
+  } else {
+    fmt::print("  spent: epsilon = {}, delta = {}: the runs' own certificates added (basic)\n",
+               number(s["sum_of_run_epsilons"]), number(s["sum_of_run_deltas"]));
   }
   for (const auto& r : d["runs"]) {
     fmt::print("  run {:>3}  {:<9}  {:<22} epsilon {:<6} delta {:<8} counts its {:<11} {}\n",
@@ -93,6 +97,7 @@ void run_ledger(LedgerArgs& a) {
     d.rows = rows.rows;
     d.columns = rows.columns;
     d.budget = {*a.epsilon, *a.delta};
+    d.rule = parse_composition_rule(a.composition, "--composition");
     Ledger ledger(path, true);
     ledger.register_dataset(d);
     const auto answer = ledger.to_json(d.hash);
@@ -125,15 +130,18 @@ void run_ledger(LedgerArgs& a) {
   }
 }
 
-// A budget given to show or export would be ignored: refused instead.
-void refuse_init_options(const CLI::App& cmd, const std::string& action) {
-  if (action == "init") return;
-  for (const char* option : {"--epsilon", "--delta", "--label"}) {
-    if (cmd.count(option) > 0) {
-      throw UsageError(fmt::format(
-          "ledger {}: {} applies to init only (a dataset's budget is set once)", action, option));
-    }
+// An option the action would ignore is refused instead.
+void refuse_unused_options(const CLI::App& cmd, const std::string& action) {
+  const auto refuse = [&](const char* option, const char* why) {
+    if (cmd.count(option) > 0)
+      throw UsageError(fmt::format("ledger {}: {} {}", action, option, why));
+  };
+  if (action != "init") {
+    for (const char* option : {"--epsilon", "--delta", "--label", "--composition"})
+      refuse(option, "applies to init only (a dataset's budget is set once)");
   }
+  if (action == "export") refuse("--data", "does not apply: export writes every dataset");
+  if (action != "show") refuse("--json", "applies to show only (export always writes JSON)");
 }
 
 void add_ledger_options(CLI::App* cmd, LedgerArgs* a) {
@@ -157,6 +165,12 @@ void add_ledger_options(CLI::App* cmd, LedgerArgs* a) {
   cmd->add_option("--epsilon", a->epsilon, "init: the total ε of every run on the dataset");
   cmd->add_option("--delta", a->delta, "init: the total δ of every run on the dataset");
   cmd->add_option("--label", a->label, "init: a name for the dataset (default: the file's name)");
+  cmd->add_option("--composition", a->composition,
+                  "init: how the runs' spends add up, fixed for the dataset: gaussian (default: "
+                  "all runs' releases composed exactly as Gaussian DP, which admits only plain "
+                  "Gaussian releases: dp-penalty and its variants, dp-hmc, dp-penalty-expfam, "
+                  "dp-nss) or basic (any sampler; each run's own epsilon and delta added)")
+      ->check(CLI::IsMember({"gaussian", "basic"}));
   cmd->add_flag("--json", a->json, "show: JSON instead of text (export always writes JSON)");
 }
 
@@ -167,7 +181,7 @@ void add_ledger_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("ledger");
   add_ledger_options(cmd, a.get());
   cmd->callback([a, cmd] {
-    refuse_init_options(*cmd, a->action);
+    refuse_unused_options(*cmd, a->action);
     run_ledger(*a);
   });
 }
@@ -178,7 +192,7 @@ nlohmann::json ledger_in_process(const std::vector<std::string>& args,
   CLI::App app;
   add_ledger_options(app.add_subcommand("ledger"), &a);
   const auto lock = parse_in_process(app, "ledger", args);
-  refuse_init_options(*app.get_subcommand("ledger"), a.action);
+  refuse_unused_options(*app.get_subcommand("ledger"), a.action);
   nlohmann::json answer;
   a.result = &answer;
   if (data_text) a.data_text = &*data_text;

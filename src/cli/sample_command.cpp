@@ -31,13 +31,13 @@ std::string ledger_line(const nlohmann::json& ledger) {
   const auto& budget = spent["budget"];
   return fmt::format(
       "run {} on dataset '{}' in ledger {}: {}; with this run's reservation the dataset's runs "
-      "spend epsilon = {} of its {} (delta {}, {}); `dpmcmc ledger show` lists them",
+      "spend epsilon = {} of its {} (delta {}, {} composition); `dpmcmc ledger show` lists them",
       ledger["run"].get<std::int64_t>(), ledger["dataset"]["label"].get<std::string>(),
       ledger["ledger"].get<std::string>(), ledger.value("status", std::string("running")),
       spent["epsilon"].is_number() ? fmt::format("{:.4g}", spent["epsilon"].get<double>())
                                    : std::string("inf"),
       budget["epsilon"].get<double>(), budget["delta"].get<double>(),
-      spent["accountant"].get<std::string>());
+      spent["composition"].get<std::string>());
 }
 
 void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {

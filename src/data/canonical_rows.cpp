@@ -20,9 +20,11 @@ namespace {
 // other cells (labels, NA, empty) as they are.
 std::string canonical_cell(const std::string& cell) {
   double value = 0.0;
+  // from_chars reads no leading '+', which the CSV loader accepts: "+1" is 1.
+  const char* begin = cell.data() + (cell.size() > 1 && cell[0] == '+' ? 1 : 0);
   const char* end = cell.data() + cell.size();
-  const auto [ptr, ec] = std::from_chars(cell.data(), end, value);
-  if (ec == std::errc() && ptr == end && !cell.empty() && std::isfinite(value)) {
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec == std::errc() && ptr == end && begin != end && std::isfinite(value)) {
     return fmt::format("{}", value);
   }
   return cell;
@@ -55,10 +57,32 @@ class Hasher {
   crypto_generichash_state state_;
 };
 
+// The text without comment lines ('#' first) after the header: the preset loader
+// (data/csv_loader.hpp) skips them anywhere, the schema reader only before the header. Dropping
+// them here can only merge two files into one dataset (one budget), never split one.
+std::string without_comment_lines(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool header_seen = false;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    end = end == std::string_view::npos ? text.size() : end + 1;
+    const std::string_view line = text.substr(pos, end - pos);
+    const bool blank = line.find_first_not_of(" \t\r\n") == std::string_view::npos;
+    const bool comment = !line.empty() && line[0] == '#';
+    if (!(header_seen && comment)) out.append(line);
+    if (!blank && !comment) header_seen = true;
+    pos = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 CanonicalRows canonical_rows_hash(std::string_view text, const std::string& source) {
-  CsvRecords records(text, source);
+  const std::string kept = without_comment_lines(text);
+  CsvRecords records(kept, source);
   const auto& header = records.header();
   std::vector<std::size_t> order(header.size());
   std::iota(order.begin(), order.end(), std::size_t{0});

@@ -12,9 +12,21 @@
 
 namespace dpmcmc {
 
-CrossRunSpend compose_runs(std::span<const RunSpend> runs, const Budget& dataset_budget) {
+const char* to_string(CompositionRule rule) {
+  return rule == CompositionRule::gaussian ? "gaussian" : "basic";
+}
+
+CompositionRule parse_composition_rule(const std::string& text, const std::string& option) {
+  if (text == "gaussian") return CompositionRule::gaussian;
+  if (text == "basic") return CompositionRule::basic;
+  throw UsageError(fmt::format("{}: expected gaussian or basic, got '{}'", option, text));
+}
+
+CrossRunSpend compose_runs(std::span<const RunSpend> runs, const Budget& dataset_budget,
+                           CompositionRule rule) {
   CrossRunSpend out;
-  EventLog all;  // merges the runs' identical events: the accountants see a short list
+  out.rule = rule;
+  EventLog all;  // merges the runs' identical events: the accountant sees a short list
   double tv = 0.0;
   for (const RunSpend& run : runs) {
     for (const PrivacyEvent& e : run.events) {
@@ -25,26 +37,38 @@ CrossRunSpend compose_runs(std::span<const RunSpend> runs, const Budget& dataset
             "a registered dataset (docs/user-guide.md, budget across runs)",
             to_string(all.events().front().relation), to_string(e.relation)));
       }
+      if (rule == CompositionRule::gaussian &&
+          (e.mechanism != Mechanism::gaussian || e.sampling != Sampling::none)) {
+        throw ConfigError(fmt::format(
+            "the dataset is registered with composition 'gaussian', which admits plain Gaussian "
+            "releases only (dp-penalty and its variants, dp-hmc, dp-penalty-expfam, dp-nss); this "
+            "run releases a {} mechanism{}: register the dataset with `ledger init --composition "
+            "basic` to run it (each run then counts its own ε and δ)",
+            to_string(e.mechanism),
+            e.sampling == Sampling::none
+                ? ""
+                : fmt::format(" on {} subsamples", to_string(e.sampling))));
+      }
       all.append(e);
     }
     tv += run.discretisation_tv;
     out.sum_epsilon += run.budget.epsilon;
     out.sum_delta += run.budget.delta;
   }
+  if (rule == CompositionRule::basic) {
+    out.delta_accountants = dataset_budget.delta;
+    out.epsilon = out.sum_epsilon;
+    out.within = out.sum_epsilon <= dataset_budget.epsilon && out.sum_delta <= dataset_budget.delta;
+    return out;
+  }
   out.delta_accountants = dataset_budget.delta - (1.0 + std::exp(dataset_budget.epsilon)) * tv;
   if (all.empty()) return out;
   out.epsilon = std::numeric_limits<double>::infinity();
-  if (!(out.delta_accountants > 0.0)) return out;
-  for (const std::string& name : accountants_supporting(all.events())) {
-    const auto acc = make_accountant(name);
-    if (acc->bound() != BoundKind::upper_bound) continue;
-    const double eps = acc->compose(all.events())->epsilon(out.delta_accountants);
-    out.by_accountant.emplace_back(name, eps);
-    if (eps < out.epsilon) {
-      out.epsilon = eps;
-      out.accountant = name;
-    }
+  if (out.delta_accountants > 0.0) {
+    out.epsilon =
+        make_accountant("pld-gaussian")->compose(all.events())->epsilon(out.delta_accountants);
   }
+  out.within = out.epsilon <= dataset_budget.epsilon;
   return out;
 }
 

@@ -1,14 +1,26 @@
-// What a dataset's runs have spent together (issue #30): the composition of every run's events
-// with the certified accountants, which is tighter than adding the runs' ε's (both are shown).
+// What a dataset's runs have spent together (issue #30), under the composition rule the dataset
+// was registered with.
 //
-// The argument. Runs on one dataset are an adaptive sequence of mechanisms on it (a later run may
-// depend on what earlier ones published: a curator shopping for seeds is exactly that), and every
-// accountant here bounds adaptive compositions in any order (privacy/event_log.hpp). So the
-// concatenation of the runs' event lists is composed like the events of one long run.
-// Each run's float-safe noise adds its total variation K·η to the hybrid argument of
-// privacy/discrete_noise_bound.hpp; the TVs of all runs add, so the whole sequence is
-// (ε, δ_c(ε) + (1 + e^ε)·ΣK·η)-DP with δ_c the continuous composition's. Checking the budget
-// (E, D) therefore asks ε_c(δ_a) ≤ E with δ_a = D − (1 + e^E)·ΣK·η (ε_c is decreasing in δ).
+// Why a rule fixed in advance. Runs on one dataset are chosen adaptively: a curator picks the next
+// run's sampler, ε and length after seeing what earlier runs published (seed shopping is exactly
+// that), and a stopped run settles to a count chosen on the way. The privacy parameters of the
+// sequence are therefore themselves adaptive, which ordinary composition theorems do not cover
+// (Rogers, Roth, Ullman and Vadhan 2016, "Privacy odometers and filters"). What is covered is a
+// *filter*: a stopping rule on the running sum of a privacy measure, fixed before the first run.
+// Two filters are used, chosen once per dataset at `ledger init`:
+//  - gaussian: every release is a plain Gaussian mechanism (no subsampling) of sensitivity Δ and
+//    noise σ, i.e. μ-Gaussian DP with μ = Δ/σ. Gaussian DP admits fully adaptive composition:
+//    while Σ μᵢ² ≤ μ_B², the whole interaction is μ_B-GDP (Smith and Thakurta 2022, "Fully
+//    adaptive composition for Gaussian differential privacy"). μ-GDP is exactly the privacy
+//    curve of the Gaussian mechanism, which the pld-gaussian accountant computes, so a run is
+//    admitted when that accountant's ε of all runs' releases at δ_a is at most E.
+//  - basic: any mechanism; each run counts its own certificate (εᵢ, δᵢ), and a run is admitted
+//    while Σεᵢ ≤ E and Σδᵢ ≤ D (basic composition is a valid filter: Rogers et al. 2016).
+// The float-safe noise adds a term under the gaussian rule: each run's discrete releases are
+// within total variation K·η of the continuous ones (privacy/discrete_noise_bound.hpp), the
+// hybrid argument runs over the releases of all runs as over one run's, so the whole sequence is
+// (ε, δ_c(ε) + (1 + e^ε)·ΣK·η)-DP, and the check is ε_c(δ_a) ≤ E with δ_a = D − (1 + e^E)·ΣK·η.
+// (Under the basic rule each run's δᵢ already includes its own discretisation term.)
 #pragma once
 
 #include <span>
@@ -21,6 +33,11 @@
 
 namespace dpmcmc {
 
+enum class CompositionRule { gaussian, basic };
+const char* to_string(CompositionRule rule);
+// "gaussian" or "basic"; UsageError naming `option` otherwise.
+CompositionRule parse_composition_rule(const std::string& text, const std::string& option);
+
 // One run's share of a dataset's budget as the ledger counts it.
 struct RunSpend {
   std::vector<PrivacyEvent> events;  // the reservation, or what a finished run recorded
@@ -29,19 +46,21 @@ struct RunSpend {
 };
 
 struct CrossRunSpend {
-  double delta_accountants = 0.0;  // D − (1 + e^E)·ΣK·η: the δ the accountants compose at
-  // Every certified upper-bound accountant that interprets all events, with its ε at
-  // delta_accountants (+∞: no guarantee); empty when there are no events.
-  std::vector<std::pair<std::string, double>> by_accountant;
-  std::string accountant;    // the tightest ("" when none interprets the events)
-  double epsilon = 0.0;      // its ε (0 with no events, +∞ when no accountant applies)
+  CompositionRule rule = CompositionRule::gaussian;
+  double delta_accountants = 0.0;  // gaussian: D − (1 + e^E)·ΣK·η, the δ the curve is read at
+  // gaussian: the ε of the Gaussian curve of all releases at delta_accountants; basic: Σεᵢ.
+  // 0 with no runs; +∞ when no δ is left.
+  double epsilon = 0.0;
   double sum_epsilon = 0.0;  // Σ of the runs' own ε (basic composition of their certificates)
   double sum_delta = 0.0;    // Σ of their δ
-  bool within(double budget_epsilon) const { return epsilon <= budget_epsilon; }
+  bool within = true;        // the runs fit the dataset's budget under the rule
 };
 
-// The composition of `runs` checked against the dataset's budget. ConfigError when the runs mix
-// neighbouring relations (their guarantees are about different neighbours and do not compose).
-CrossRunSpend compose_runs(std::span<const RunSpend> runs, const Budget& dataset_budget);
+// The composition of `runs` under `rule`, checked against the dataset's budget. ConfigError when
+// the runs mix neighbouring relations (their guarantees are about different neighbours and do not
+// compose) or, under the gaussian rule, when a release is not a plain Gaussian mechanism (naming
+// the rule to register the dataset with instead).
+CrossRunSpend compose_runs(std::span<const RunSpend> runs, const Budget& dataset_budget,
+                           CompositionRule rule);
 
 }  // namespace dpmcmc

@@ -3,6 +3,8 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sodium.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,9 +25,10 @@ CREATE TABLE IF NOT EXISTS ledger_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL
 INSERT OR IGNORE INTO ledger_meta VALUES('format', 'dpmcmc-ledger-1');
 CREATE TABLE IF NOT EXISTS datasets(
   hash TEXT PRIMARY KEY, label TEXT NOT NULL, rows INTEGER NOT NULL, columns INTEGER NOT NULL,
-  epsilon REAL NOT NULL, delta REAL NOT NULL, registered TEXT NOT NULL);
+  epsilon REAL NOT NULL, delta REAL NOT NULL, composition TEXT NOT NULL, registered TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs(
-  id INTEGER PRIMARY KEY AUTOINCREMENT, dataset TEXT NOT NULL REFERENCES datasets(hash),
+  id INTEGER PRIMARY KEY AUTOINCREMENT, token TEXT NOT NULL,
+  dataset TEXT NOT NULL REFERENCES datasets(hash),
   sampler TEXT NOT NULL, command TEXT NOT NULL, pid INTEGER NOT NULL, status TEXT NOT NULL,
   epsilon REAL NOT NULL, delta REAL NOT NULL, discretisation_tv REAL NOT NULL,
   reserved TEXT NOT NULL, recorded TEXT, started TEXT NOT NULL, updated TEXT NOT NULL);
@@ -51,6 +54,16 @@ std::vector<PrivacyEvent> events_of(const std::string& text, const std::string& 
   } catch (const nlohmann::json::exception& e) {
     throw DataError(fmt::format("{}: not JSON ({}; corrupt?)", where, e.what()));
   }
+}
+
+// 128 random bits in hex (libsodium): a run's token.
+std::string random_token() {
+  if (sodium_init() < 0) throw SoftwareError("libsodium failed to initialise");
+  unsigned char bytes[16];
+  randombytes_buf(bytes, sizeof bytes);
+  char hex[2 * sizeof bytes + 1];
+  sodium_bin2hex(hex, sizeof hex, bytes, sizeof bytes);
+  return hex;
 }
 
 std::vector<RunSpend> spends_of(const std::vector<LedgerRun>& runs) {
@@ -116,17 +129,15 @@ Ledger::Ledger(const std::filesystem::path& path, bool create)
     tables.step();
     if (tables.integer(0) == 0) db_.exec(kSchema);
     t.commit();
+    // A ledger restored or touched with wider permissions is narrowed by `init`.
+    ::chmod(path.c_str(), 0600);
   }
   // A SQLite file of something else, or a ledger of another format, is refused before use.
   std::string format;
   try {
     SqliteStatement q(db_, "SELECT value FROM ledger_meta WHERE key = 'format'");
     if (q.step()) format = q.text(0);
-  } catch (const DataError&) {
-    throw;
-  } catch (const BusyError&) {
-    throw;
-  } catch (const Error&) {
+  } catch (const SoftwareError&) {  // no ledger_meta table: another program's database
     format.clear();
   }
   if (format != kFormat) {
@@ -146,28 +157,36 @@ void Ledger::register_dataset(const LedgerDataset& d) {
         path().string(), old->label, old->budget.epsilon, old->budget.delta, old->registered));
   }
   SqliteStatement q(db_,
-                    "INSERT INTO datasets(hash, label, rows, columns, epsilon, delta, registered) "
-                    "VALUES(?, ?, ?, ?, ?, ?, ?)");
+                    "INSERT INTO datasets(hash, label, rows, columns, epsilon, delta, composition, "
+                    "registered) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
   q.bind(1, d.hash)
       .bind(2, d.label)
       .bind(3, static_cast<std::int64_t>(d.rows))
       .bind(4, static_cast<std::int64_t>(d.columns))
       .bind(5, d.budget.epsilon)
       .bind(6, d.budget.delta)
-      .bind(7, d.registered.empty() ? now_utc() : d.registered);
+      .bind(7, std::string(to_string(d.rule)))
+      .bind(8, d.registered.empty() ? now_utc() : d.registered);
   q.step();
   t.commit();
 }
 
 std::vector<LedgerDataset> Ledger::datasets() {
   SqliteStatement q(db_,
-                    "SELECT hash, label, rows, columns, epsilon, delta, registered FROM datasets "
-                    "ORDER BY registered, hash");
+                    "SELECT hash, label, rows, columns, epsilon, delta, composition, registered "
+                    "FROM datasets ORDER BY registered, hash");
   std::vector<LedgerDataset> out;
   while (q.step()) {
+    CompositionRule rule = CompositionRule::gaussian;
+    try {
+      rule = parse_composition_rule(q.text(6), "composition");
+    } catch (const UsageError&) {
+      throw DataError(fmt::format("ledger {}: unknown composition rule '{}' (corrupt?)",
+                                  path().string(), q.text(6)));
+    }
     out.push_back({q.text(0), q.text(1), static_cast<std::uint64_t>(q.integer(2)),
-                   static_cast<std::uint64_t>(q.integer(3)), Budget{q.real(4), q.real(5)},
-                   q.text(6)});
+                   static_cast<std::uint64_t>(q.integer(3)), Budget{q.real(4), q.real(5)}, rule,
+                   q.text(7)});
   }
   return out;
 }
@@ -182,7 +201,7 @@ std::optional<LedgerDataset> Ledger::find_dataset(const std::string& hash) {
 std::vector<LedgerRun> Ledger::runs(const std::string& hash) {
   SqliteStatement q(db_,
                     "SELECT id, dataset, sampler, command, pid, status, epsilon, delta, "
-                    "discretisation_tv, reserved, recorded, started, updated FROM runs "
+                    "discretisation_tv, reserved, recorded, started, updated, token FROM runs "
                     "WHERE dataset = ? ORDER BY id");
   q.bind(1, hash);
   std::vector<LedgerRun> out;
@@ -201,6 +220,7 @@ std::vector<LedgerRun> Ledger::runs(const std::string& hash) {
     r.recorded = events_of(q.text(10), where + " recorded");
     r.started = q.text(11);
     r.updated = q.text(12);
+    r.token = q.text(13);
     out.push_back(std::move(r));
   }
   return out;
@@ -208,10 +228,11 @@ std::vector<LedgerRun> Ledger::runs(const std::string& hash) {
 
 CrossRunSpend Ledger::spent(const LedgerDataset& dataset) {
   const auto spends = spends_of(runs(dataset.hash));
-  return compose_runs(spends, dataset.budget);
+  return compose_runs(spends, dataset.budget, dataset.rule);
 }
 
-std::int64_t Ledger::reserve(const std::string& hash, const Reservation& r) {
+std::pair<std::int64_t, std::string> Ledger::reserve(const std::string& hash,
+                                                     const Reservation& r) {
   SqliteTransaction t(db_);
   const auto dataset = find_dataset(hash);
   if (!dataset) {
@@ -221,28 +242,31 @@ std::int64_t Ledger::reserve(const std::string& hash, const Reservation& r) {
   const auto earlier = runs(hash);
   auto spends = spends_of(earlier);
   spends.push_back({r.events, r.discretisation_tv, r.budget});
-  const CrossRunSpend after = compose_runs(spends, dataset->budget);
-  if (!after.within(dataset->budget.epsilon)) {
+  const CrossRunSpend after = compose_runs(spends, dataset->budget, dataset->rule);
+  if (!after.within) {
     spends.pop_back();
-    const CrossRunSpend before = compose_runs(spends, dataset->budget);
+    const CrossRunSpend before = compose_runs(spends, dataset->budget, dataset->rule);
+    const bool gaussian = dataset->rule == CompositionRule::gaussian;
+    const auto eps = [](double x) {
+      return std::isfinite(x) ? fmt::format("{:.6g}", x) : std::string("∞ (no δ left)");
+    };
     throw BudgetRefusal(fmt::format(
-        "ledger {}: dataset '{}' ({}) has a budget of ε = {}, δ = {} across runs; its {} earlier "
-        "run(s) spent ε = {:.6g} together{}, and this run's plan (ε = {}, δ = {}) would bring it "
-        "to ε = {:.6g} ({}). The run was refused before any release; `dpmcmc ledger show "
+        "ledger {}: dataset '{}' ({}) has a budget of ε = {}, δ = {} across runs ({} "
+        "composition); its {} earlier run(s) spent ε = {}{}, and this run's plan (ε = {}, δ = {}) "
+        "would bring it to ε = {}{}. The run was refused before any release; `dpmcmc ledger show "
         "--ledger {}` lists the runs",
         path().string(), dataset->label, short_hash(hash), dataset->budget.epsilon,
-        dataset->budget.delta, earlier.size(), before.epsilon,
-        before.accountant.empty() ? "" : fmt::format(" ({})", before.accountant), r.budget.epsilon,
-        r.budget.delta, after.epsilon,
-        after.accountant.empty() ? "no accountant gives a guarantee at the δ left"
-                                 : after.accountant,
-        path().string()));
+        dataset->budget.delta, to_string(dataset->rule), earlier.size(), eps(before.epsilon),
+        gaussian ? "" : fmt::format(" (δ {:.3g})", before.sum_delta), r.budget.epsilon,
+        r.budget.delta, eps(after.epsilon),
+        gaussian ? "" : fmt::format(" (δ {:.3g})", after.sum_delta), path().string()));
   }
   const std::string now = now_utc();
   SqliteStatement q(db_,
                     "INSERT INTO runs(dataset, sampler, command, pid, status, epsilon, delta, "
-                    "discretisation_tv, reserved, recorded, started, updated) "
-                    "VALUES(?, ?, ?, ?, 'running', ?, ?, ?, ?, NULL, ?, ?)");
+                    "discretisation_tv, reserved, recorded, started, updated, token) "
+                    "VALUES(?, ?, ?, ?, 'running', ?, ?, ?, ?, NULL, ?, ?, ?)");
+  const std::string token = random_token();
   q.bind(1, hash)
       .bind(2, r.sampler)
       .bind(3, r.command)
@@ -252,17 +276,18 @@ std::int64_t Ledger::reserve(const std::string& hash, const Reservation& r) {
       .bind(7, r.discretisation_tv)
       .bind(8, events_to_json(r.events).dump())
       .bind(9, now)
-      .bind(10, now);
+      .bind(10, now)
+      .bind(11, token);
   q.step();
   const std::int64_t id = db_.last_insert_id();
   t.commit();
-  return id;
+  return {id, token};
 }
 
-void Ledger::resume(std::int64_t id, const std::string& hash) {
+void Ledger::resume(std::int64_t id, const std::string& token, const std::string& hash) {
   SqliteTransaction t(db_);
   for (const LedgerRun& r : runs(hash)) {
-    if (r.id != id) continue;
+    if (r.id != id || r.token != token) continue;
     const bool dead_running = r.status == LedgerRunStatus::running && !process_alive(r.pid);
     if (r.status != LedgerRunStatus::resumable && !dead_running) {
       throw ConfigError(fmt::format(
@@ -281,14 +306,23 @@ void Ledger::resume(std::int64_t id, const std::string& hash) {
       path().string(), id));
 }
 
-void Ledger::settle(std::int64_t id, LedgerRunStatus status,
+void Ledger::settle(std::int64_t id, const std::string& token, LedgerRunStatus status,
                     const std::vector<PrivacyEvent>& recorded) {
-  SqliteStatement q(db_, "UPDATE runs SET status = ?, recorded = ?, updated = ? WHERE id = ?");
+  SqliteStatement q(db_,
+                    "UPDATE runs SET status = ?, recorded = ?, updated = ? "
+                    "WHERE id = ? AND token = ? AND status = 'running'");
   q.bind(1, std::string(to_string(status)))
       .bind(2, events_to_json(recorded).dump())
       .bind(3, now_utc())
-      .bind(4, id);
+      .bind(4, id)
+      .bind(5, token);
   q.step();
+  if (db_.changes() != 1) {
+    throw ConfigError(fmt::format(
+        "ledger {}: run {} is not running in this ledger (removed, re-created or taken over); "
+        "its reservation, if any, stays counted",
+        path().string(), id));
+  }
 }
 
 nlohmann::json Ledger::to_json(const std::optional<std::string>& hash) {
@@ -321,15 +355,12 @@ nlohmann::json Ledger::to_json(const std::optional<std::string>& hash) {
     }
     json spent;
     try {
-      const CrossRunSpend s = compose_runs(spends_of(rs), d.budget);
-      json by = json::object();
-      for (const auto& [name, eps] : s.by_accountant) by[name] = number(eps);
-      spent = {{"epsilon", number(s.epsilon)},
-               {"accountant", s.accountant},
-               {"delta_accountants", s.delta_accountants},
-               {"by_accountant", by},
-               {"sum_of_run_epsilons", s.sum_epsilon},
-               {"sum_of_run_deltas", s.sum_delta}};
+      const CrossRunSpend c = compose_runs(spends_of(rs), d.budget, d.rule);
+      spent = {{"epsilon", number(c.epsilon)},
+               {"delta", d.rule == CompositionRule::gaussian ? c.delta_accountants : c.sum_delta},
+               {"within_budget", c.within},
+               {"sum_of_run_epsilons", c.sum_epsilon},
+               {"sum_of_run_deltas", c.sum_delta}};
     } catch (const ConfigError& e) {
       spent = {{"error", e.what()}};
     }
@@ -338,6 +369,7 @@ nlohmann::json Ledger::to_json(const std::optional<std::string>& hash) {
                     {"rows", d.rows},
                     {"columns", d.columns},
                     {"budget", {{"epsilon", d.budget.epsilon}, {"delta", d.budget.delta}}},
+                    {"composition", to_string(d.rule)},
                     {"registered", d.registered},
                     {"spent", spent},
                     {"runs", runs_json}});

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ledger/cross_run_spend.hpp"
@@ -34,6 +35,8 @@ struct LedgerDataset {
   std::uint64_t rows = 0;
   std::uint64_t columns = 0;
   Budget budget;
+  // How the runs' spends add up (ledger/cross_run_spend.hpp), fixed at registration.
+  CompositionRule rule = CompositionRule::gaussian;
   std::string registered;  // UTC, ISO 8601
 };
 
@@ -47,6 +50,7 @@ const char* to_string(LedgerRunStatus status);
 
 struct LedgerRun {
   std::int64_t id = 0;
+  std::string token;  // a random capability: only the run holding it resumes or settles it
   std::string dataset;
   std::string sampler;
   std::string command;
@@ -92,13 +96,18 @@ class Ledger {
   CrossRunSpend spent(const LedgerDataset& dataset);
 
   // Reserves the run on the dataset, or refuses it (BudgetRefusal naming the budget, the earlier
-  // spend and the plan) — one transaction, so no other process changes the state in between.
-  std::int64_t reserve(const std::string& hash, const Reservation& reservation);
-  // A resumed run takes back its reservation: ConfigError unless run `id` is on `hash` and was
-  // stopped with a checkpoint (or is running in a process that no longer exists).
-  void resume(std::int64_t id, const std::string& hash);
-  // Ends run `id` with `status` and what it recorded (resumable keeps counting the reservation).
-  void settle(std::int64_t id, LedgerRunStatus status, const std::vector<PrivacyEvent>& recorded);
+  // spend and the plan; ConfigError when the dataset's rule cannot admit its releases) — one
+  // transaction, so no other process changes the state in between. Returns the run's id and
+  // token.
+  std::pair<std::int64_t, std::string> reserve(const std::string& hash,
+                                               const Reservation& reservation);
+  // A resumed run takes back its reservation: ConfigError unless run `id` with `token` is on
+  // `hash` and was stopped with a checkpoint (or is running in a process that no longer exists).
+  void resume(std::int64_t id, const std::string& token, const std::string& hash);
+  // Ends the running run `id` (with `token`) with `status` and what it recorded (resumable keeps
+  // counting the reservation). ConfigError when no such running run is in this ledger.
+  void settle(std::int64_t id, const std::string& token, LedgerRunStatus status,
+              const std::vector<PrivacyEvent>& recorded);
 
   // Every dataset (or the one with `hash`) with its runs and spend, for `ledger show/export`.
   nlohmann::json to_json(const std::optional<std::string>& hash = std::nullopt);

@@ -27,6 +27,10 @@ void SqliteDb::fail(int code, const std::string& what) const {
       throw DataError(fmt::format("{}: not a dpmcmc ledger or corrupt ({})", where, detail));
     case SQLITE_CANTOPEN:
       throw NoInputError(fmt::format("{}: cannot open ({})", where, detail));
+    case SQLITE_ERROR:
+    case SQLITE_MISUSE:
+      // A statement the file's schema does not fit (another program's database) or a bug.
+      throw SoftwareError(fmt::format("{}: {}", where, detail));
     default:
       throw Error(ExitCode::io, fmt::format("{}: {}", where, detail));
   }
@@ -59,6 +63,8 @@ SqliteDb::SqliteDb(const std::filesystem::path& path, bool create, int busy_time
   exec("PRAGMA foreign_keys = ON");
   SqliteStatement journal(*this, "PRAGMA journal_mode = WAL");
   journal.step();
+  // A committed reservation survives a power loss (WAL's default NORMAL may lose the last one).
+  exec("PRAGMA synchronous = FULL");
 }
 
 SqliteDb::~SqliteDb() {
@@ -75,6 +81,8 @@ void SqliteDb::exec(const char* sql) {
 std::int64_t SqliteDb::last_insert_id() const {
   return sqlite3_last_insert_rowid(db_);
 }
+
+int SqliteDb::changes() const { return sqlite3_changes(db_); }
 
 SqliteStatement::SqliteStatement(SqliteDb& db, const char* sql) : db_(db) {
   const int rc = sqlite3_prepare_v2(db.db_, sql, -1, &stmt_, nullptr);

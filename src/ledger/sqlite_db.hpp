@@ -1,7 +1,8 @@
 // A thin RAII layer over SQLite (Debian's libsqlite3) for the budget ledger: a connection with
 // the ledger's settings and prepared statements. Every SQLite failure becomes a dpmcmc error
 // naming the ledger file: busy or locked → BusyError (75), not a database or corrupt →
-// DataError (65), cannot open → NoInputError (66), anything else → I/O error (74).
+// DataError (65), cannot open → NoInputError (66), an SQL error (a schema that does not fit, a
+// bug) → SoftwareError (70), anything else → I/O error (74).
 #pragma once
 
 #include <cstdint>
@@ -52,6 +53,8 @@ class SqliteDb {
 
   void exec(const char* sql);
   std::int64_t last_insert_id() const;
+  // Rows changed by the last INSERT, UPDATE or DELETE.
+  int changes() const;
   const std::filesystem::path& path() const { return path_; }
   // Throws the error that SQLite result `code` stands for, with `what` and SQLite's message.
   [[noreturn]] void fail(int code, const std::string& what) const;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "data/atomic_file.hpp"
@@ -45,21 +46,45 @@ LedgerEntry LedgerEntry::open(const SampleSpec& spec, const PrivateRunPlan& plan
   entry.json_ = {{"tracked", false}, {"ledger", entry.ledger_.string()}};
   const auto records = callers_records(spec);
   if (!records) {
-    entry.json_["note"] = "the run's rows are public (a preset's data): not tracked across runs";
+    entry.json_["note"] =
+        spec.custom_model
+            ? "a library caller's own model and rows: not tracked across runs (the ledger knows "
+              "datasets by their CSV records)"
+            : "the run's rows are public (a preset's data): not tracked across runs";
     return entry;
   }
+  // A resumed run whose checkpoint names a reservation draws on it, in the ledger it names,
+  // whatever --ledger or the environment say now.
+  std::optional<nlohmann::json> saved;
   std::error_code ec;
-  if (!spec.ledger && !std::filesystem::exists(entry.ledger_, ec)) {
+  if (spec.checkpoint && spec.checkpoint->resume && checkpoints &&
+      std::filesystem::exists(reservation_file(*checkpoints), ec)) {
+    const auto file = reservation_file(*checkpoints);
+    saved = nlohmann::json::parse(read_file_bytes(file), nullptr, false);
+    if (saved->is_discarded() || !saved->contains("run") || !(*saved)["run"].is_number_integer() ||
+        !saved->contains("token") || !(*saved)["token"].is_string() || !saved->contains("ledger") ||
+        !(*saved)["ledger"].is_string()) {
+      throw DataError(fmt::format("{}: expected {{\"ledger\": PATH, \"run\": ID, \"token\": TEXT}}",
+                                  file.string()));
+    }
+    entry.ledger_ = (*saved)["ledger"].get<std::string>();
+    entry.json_["ledger"] = entry.ledger_.string();
+  } else if (!spec.ledger && !std::filesystem::exists(entry.ledger_, ec)) {
     entry.json_["note"] = fmt::format(
         "no budget ledger at {}: this dataset's spend is not tracked across runs (`dpmcmc ledger "
         "init` registers it)",
         entry.ledger_.string());
     return entry;
   }
-  Ledger ledger(entry.ledger_, false);
+  Ledger ledger(entry.ledger_, false);  // NoInputError (66) when a named ledger is gone
   const CanonicalRows rows = canonical_rows_hash(records->first, records->second);
   const auto dataset = ledger.find_dataset(rows.hash);
   if (!dataset) {
+    if (saved) {
+      throw ConfigError(fmt::format(
+          "ledger {}: the checkpoint's reservation is for a dataset this ledger does not hold",
+          entry.ledger_.string()));
+    }
     entry.json_["note"] = fmt::format(
         "dataset not registered in the budget ledger {}: its spend is not tracked across runs "
         "(`dpmcmc ledger init --data {}` registers it)",
@@ -67,17 +92,10 @@ LedgerEntry LedgerEntry::open(const SampleSpec& spec, const PrivateRunPlan& plan
     return entry;
   }
   entry.json_["dataset"] = {{"hash", rows.hash}, {"label", dataset->label}};
-  const bool resume = spec.checkpoint && spec.checkpoint->resume;
-  std::error_code exists_ec;
-  if (resume && checkpoints && std::filesystem::exists(reservation_file(*checkpoints), exists_ec)) {
-    const auto saved =
-        nlohmann::json::parse(read_file_bytes(reservation_file(*checkpoints)), nullptr, false);
-    if (saved.is_discarded() || !saved.contains("run") || !saved["run"].is_number_integer()) {
-      throw DataError(
-          fmt::format("{}: expected {{\"run\": ID}}", reservation_file(*checkpoints).string()));
-    }
-    entry.run_id_ = saved["run"].get<std::int64_t>();
-    ledger.resume(entry.run_id_, rows.hash);
+  if (saved) {
+    entry.run_id_ = (*saved)["run"].get<std::int64_t>();
+    entry.token_ = (*saved)["token"].get<std::string>();
+    ledger.resume(entry.run_id_, entry.token_, rows.hash);
     entry.json_["note"] = "resumed on its reservation";
   } else {
     Reservation r;
@@ -86,10 +104,15 @@ LedgerEntry LedgerEntry::open(const SampleSpec& spec, const PrivateRunPlan& plan
     r.budget = plan.budget;
     r.discretisation_tv = plan.discretisation_delta / (1.0 + std::exp(plan.budget.epsilon));
     r.events = repeat_iterations(plan.per_iteration, plan.scheduled);
-    entry.run_id_ = ledger.reserve(rows.hash, r);
+    std::tie(entry.run_id_, entry.token_) = ledger.reserve(rows.hash, r);
     if (checkpoints) {
-      write_file_atomic(reservation_file(*checkpoints),
-                        nlohmann::json{{"run", entry.run_id_}}.dump() + "\n");
+      write_file_atomic(
+          reservation_file(*checkpoints),
+          nlohmann::json{{"ledger", std::filesystem::absolute(entry.ledger_).string()},
+                         {"run", entry.run_id_},
+                         {"token", entry.token_}}
+                  .dump() +
+              "\n");
     }
     entry.json_["note"] = "reserved its planned releases before the first";
   }
@@ -98,7 +121,7 @@ LedgerEntry LedgerEntry::open(const SampleSpec& spec, const PrivateRunPlan& plan
   const CrossRunSpend spent = ledger.spent(*dataset);
   entry.json_["spent_with_reservations"] = {
       {"epsilon", spent.epsilon},
-      {"accountant", spent.accountant},
+      {"composition", to_string(spent.rule)},
       {"budget", {{"epsilon", dataset->budget.epsilon}, {"delta", dataset->budget.delta}}}};
   return entry;
 }
@@ -114,12 +137,14 @@ void LedgerEntry::settle(bool complete, bool resumable, const EventLog& recorded
   try {
     Ledger ledger(ledger_, false);
     const auto events = recorded.events();
-    ledger.settle(run_id_, status, {events.begin(), events.end()});
+    ledger.settle(run_id_, token_, status, {events.begin(), events.end()});
     json_["status"] = to_string(status);
   } catch (const Error& e) {
     json_["status"] = "running";
-    json_["note"] =
-        fmt::format("could not settle the reservation ({}); it stays counted in full", e.what());
+    json_["note"] = fmt::format(
+        "the releases were made, but the ledger could not be updated after them, so the "
+        "reservation stays counted in full ({})",
+        e.code() == ExitCode::temp_fail ? "locked by another process" : e.what());
   }
 }
 

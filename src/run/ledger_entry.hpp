@@ -29,7 +29,9 @@ class LedgerEntry {
                           const std::optional<std::filesystem::path>& checkpoints);
 
   bool tracked() const { return run_id_ != 0; }
-  // Settles the reservation (see above). No-op when untracked.
+  // Settles the reservation (see above). No-op when untracked. Never throws: a ledger that cannot
+  // be updated after the releases leaves the reservation counted in full (safe), and the note
+  // says so; the run's outputs stand.
   void settle(bool complete, bool resumable, const EventLog& recorded);
   // For the curator's report and stdout: {"tracked", "ledger", "dataset", "run", "note"}.
   const nlohmann::json& json() const { return json_; }
@@ -37,6 +39,7 @@ class LedgerEntry {
  private:
   std::filesystem::path ledger_;
   std::int64_t run_id_ = 0;
+  std::string token_;
   nlohmann::json json_;
 };
 

@@ -123,7 +123,14 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   EventLog log;
   PrivateData owner(*glm, rows, make_noise_rng(key, spec.run.seed, 0), log,
                     allowance_for(setup, 1));
-  const VectorRelease release = owner.suff_stat(stat, z);
+  std::optional<VectorRelease> made;
+  try {
+    made = owner.suff_stat(stat, z);
+  } catch (...) {
+    ledger.settle(false, false, log);  // what was released, if anything
+    throw;
+  }
+  const VectorRelease& release = *made;
   ledger.settle(true, false, log);
   curator_report["budget_across_runs"] = ledger.json();
   write_curator_json(curator_report, curator / "report.json");

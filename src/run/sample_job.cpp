@@ -437,7 +437,14 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   std::optional<LedgerEntry> ledger;
   if (private_run) ledger = LedgerEntry::open(spec, priv->plan, out.checkpoint_dir);
   Stopwatch clock;
-  out.run = run_chains(factory, model->param_names(), run, callbacks);
+  try {
+    out.run = run_chains(factory, model->param_names(), run, callbacks);
+  } catch (...) {
+    // A failure after the reservation (an output that cannot be written, …): this process is
+    // alive and knows exactly what was released, so the reservation settles to that.
+    if (ledger) ledger->settle(false, false, priv->per_owner().front());
+    throw;
+  }
   // The spend of the run as owner 1 sees it (the only owner unless the data are shared).
   if (private_run) out.recorded = priv->per_owner().front();
   if (ledger) {

@@ -93,8 +93,12 @@ TEST(LedgerCli, EightRacingRunsOnABudgetForThreeRunExactlyThree) {
   const json run = export_ledger(calibration, dir)["datasets"][0]["runs"][0];
   const RunSpend one{events_from_json(run["reserved_events"]),
                      run["discretisation_tv"].get<double>(), Budget{1.0, 1e-6}};
-  const double three = compose_runs(std::vector<RunSpend>(3, one), Budget{10, 1e-5}).epsilon;
-  const double four = compose_runs(std::vector<RunSpend>(4, one), Budget{10, 1e-5}).epsilon;
+  const double three =
+      compose_runs(std::vector<RunSpend>(3, one), Budget{10, 1e-5}, CompositionRule::gaussian)
+          .epsilon;
+  const double four =
+      compose_runs(std::vector<RunSpend>(4, one), Budget{10, 1e-5}, CompositionRule::gaussian)
+          .epsilon;
   ASSERT_LT(three, four);
 
   const auto ledger = dir / "ledger.sqlite";

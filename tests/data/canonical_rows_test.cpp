@@ -40,6 +40,13 @@ TEST(CanonicalRows, QuotingLineEndsAndBomAreTheSame) {
       hash("\xEF\xBB\xBF\"age\",outcome,site\r\n34,1,\"north\"\r\n51.5,0,south\r\n29,1,NA\r\n"));
 }
 
+TEST(CanonicalRows, SignsAndCommentLinesAsTheLoaderReadsThem) {
+  EXPECT_EQ(hash(kTable), hash("age,outcome,site\n+34,+1,north\n51.5,0,south\n29,1,NA\n"));
+  EXPECT_EQ(
+      hash(kTable),
+      hash("# made by hand\nage,outcome,site\n34,1,north\n# a note\n51.5,0,south\n29,1,NA\n"));
+}
+
 TEST(CanonicalRows, AnyChangedRecordIsAnotherDataset) {
   EXPECT_NE(hash(kTable), hash("age,outcome,site\n34,1,north\n51.5,0,south\n29,0,NA\n"));
   EXPECT_NE(hash(kTable), hash("age,outcome,site\n34,1,north\n51.5,0,south\n"));

@@ -56,7 +56,7 @@ Reservation plan(std::uint64_t count) {
 double epsilon_of(std::uint64_t count, int runs) {
   std::vector<RunSpend> spends(static_cast<std::size_t>(runs),
                                RunSpend{{gaussian(10.0, count)}, 0.0, Budget{1.0, 1e-6}});
-  return compose_runs(spends, Budget{100.0, 1e-5}).epsilon;
+  return compose_runs(spends, Budget{10.0, 1e-5}, CompositionRule::gaussian).epsilon;
 }
 
 TEST(Ledger, FileIsCreatedPrivate) {
@@ -87,8 +87,8 @@ TEST(Ledger, RefusesTheRunThatWouldExceedTheBudget) {
   Ledger ledger(path, true);
   auto d = dataset(budget);
   ledger.register_dataset(d);
-  EXPECT_GT(ledger.reserve(d.hash, plan(1000)), 0);
-  EXPECT_GT(ledger.reserve(d.hash, plan(1000)), 0);
+  EXPECT_GT(ledger.reserve(d.hash, plan(1000)).first, 0);
+  EXPECT_GT(ledger.reserve(d.hash, plan(1000)).first, 0);
   EXPECT_THROW(ledger.reserve(d.hash, plan(1000)), BudgetRefusal);
   EXPECT_EQ(ledger.runs(d.hash).size(), 2u);  // the refused run left nothing
   EXPECT_NEAR(ledger.spent(d).epsilon, epsilon_of(1000, 2), 1e-9);
@@ -100,13 +100,15 @@ TEST(Ledger, ASettledRunCountsWhatItRecordedAnUnsettledOneItsReservation) {
   Ledger ledger(path, true);
   auto d = dataset(budget);
   ledger.register_dataset(d);
-  const auto a = ledger.reserve(d.hash, plan(1000));
-  const auto b = ledger.reserve(d.hash, plan(1000));
+  const auto [a, a_token] = ledger.reserve(d.hash, plan(1000));
+  const auto [b, b_token] = ledger.reserve(d.hash, plan(1000));
   // Run a stopped after 10 of its 1000 releases, for good: it counts those 10 only.
-  ledger.settle(a, LedgerRunStatus::stopped, {gaussian(10.0, 10)});
-  EXPECT_GT(ledger.reserve(d.hash, plan(1000)), 0);
+  ledger.settle(a, a_token, LedgerRunStatus::stopped, {gaussian(10.0, 10)});
+  EXPECT_GT(ledger.reserve(d.hash, plan(1000)).first, 0);
   // Run b stopped with a checkpoint: its reservation still counts in full.
-  ledger.settle(b, LedgerRunStatus::resumable, {gaussian(10.0, 10)});
+  ledger.settle(b, b_token, LedgerRunStatus::resumable, {gaussian(10.0, 10)});
+  // A settled run is not settled again, and a wrong token settles nothing.
+  EXPECT_THROW(ledger.settle(a, a_token, LedgerRunStatus::completed, {}), ConfigError);
   const auto runs = ledger.runs(d.hash);
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0].counted().front().count, 10u);
@@ -120,16 +122,17 @@ TEST(Ledger, AResumedRunTakesBackItsOwnReservation) {
   Ledger ledger(path, true);
   auto d = dataset(50.0);
   ledger.register_dataset(d);
-  const auto id = ledger.reserve(d.hash, plan(1000));
+  const auto [id, token] = ledger.reserve(d.hash, plan(1000));
   // Running in this (live) process: not resumable by another.
-  EXPECT_THROW(ledger.resume(id, d.hash), ConfigError);
-  ledger.settle(id, LedgerRunStatus::resumable, {gaussian(10.0, 10)});
-  ledger.resume(id, d.hash);
+  EXPECT_THROW(ledger.resume(id, token, d.hash), ConfigError);
+  ledger.settle(id, token, LedgerRunStatus::resumable, {gaussian(10.0, 10)});
+  EXPECT_THROW(ledger.resume(id, "not-the-token", d.hash), ConfigError);
+  ledger.resume(id, token, d.hash);
   EXPECT_EQ(ledger.runs(d.hash)[0].status, LedgerRunStatus::running);
   EXPECT_EQ(ledger.runs(d.hash).size(), 1u);
-  ledger.settle(id, LedgerRunStatus::completed, {gaussian(10.0, 1000)});
-  EXPECT_THROW(ledger.resume(id, d.hash), ConfigError);      // completed
-  EXPECT_THROW(ledger.resume(id + 1, d.hash), ConfigError);  // no such run
+  ledger.settle(id, token, LedgerRunStatus::completed, {gaussian(10.0, 1000)});
+  EXPECT_THROW(ledger.resume(id, token, d.hash), ConfigError);      // completed
+  EXPECT_THROW(ledger.resume(id + 1, token, d.hash), ConfigError);  // no such run
 }
 
 TEST(Ledger, JsonListsRunsAndMarksOnesWhoseProcessIsGone) {
