@@ -74,6 +74,14 @@ json export_ledger(const fs::path& ledger, const fs::path& dir) {
   return json::parse(r.out);
 }
 
+// `dpmcmc ledger init` of `data` in `ledger` with budget (ε, 10⁻⁵).
+CliResult register_data(const fs::path& ledger, const fs::path& data, double epsilon,
+                        const fs::path& dir) {
+  return run_cli(fmt::format("ledger init --ledger {} --data {} --epsilon {} --delta 1e-5",
+                             ledger.string(), data.string(), epsilon),
+                 dir);
+}
+
 bool has_draws(const fs::path& out) {
   return fs::exists(out / "chain-1.csv");
 }
@@ -84,11 +92,7 @@ TEST(LedgerCli, EightRacingRunsOnABudgetForThreeRunExactlyThree) {
   // Calibration in a ledger of its own: the events one run reserves, composed three and four
   // times at the dataset's δ; the budget lies halfway between.
   const auto calibration = dir / "calibration.sqlite";
-  ASSERT_EQ(run_cli(fmt::format("ledger init --ledger {} --data {} --epsilon 10 --delta 1e-5",
-                                calibration.string(), data.string()),
-                    dir)
-                .exit_code,
-            0);
+  ASSERT_EQ(register_data(calibration, data, 10, dir).exit_code, 0);
   ASSERT_EQ(run_cli(sample_args(data, calibration, dir / "calibration", 1), dir).exit_code, 0);
   const json run = export_ledger(calibration, dir)["datasets"][0]["runs"][0];
   const RunSpend one{events_from_json(run["reserved_events"]),
@@ -102,11 +106,7 @@ TEST(LedgerCli, EightRacingRunsOnABudgetForThreeRunExactlyThree) {
   ASSERT_LT(three, four);
 
   const auto ledger = dir / "ledger.sqlite";
-  ASSERT_EQ(run_cli(fmt::format("ledger init --ledger {} --data {} --epsilon {} --delta 1e-5",
-                                ledger.string(), data.string(), 0.5 * (three + four)),
-                    dir)
-                .exit_code,
-            0);
+  ASSERT_EQ(register_data(ledger, data, 0.5 * (three + four), dir).exit_code, 0);
   std::vector<pid_t> pids;
   for (int i = 0; i < 8; ++i) {
     pids.push_back(spawn(sample_args(data, ledger, dir / fmt::format("run-{}", i), 10 + i),
@@ -139,11 +139,7 @@ TEST(LedgerCli, AKilledRunStaysReservedAndResumesOnItsReservation) {
   const auto dir = scratch_dir("ledger-kill");
   const auto data = make_data(dir);
   const auto ledger = dir / "ledger.sqlite";
-  ASSERT_EQ(run_cli(fmt::format("ledger init --ledger {} --data {} --epsilon 5 --delta 1e-5",
-                                ledger.string(), data.string()),
-                    dir)
-                .exit_code,
-            0);
+  ASSERT_EQ(register_data(ledger, data, 5, dir).exit_code, 0);
   const auto out = dir / "run";
   const std::string key = (dir / "key.hex").string();
   const pid_t pid = spawn(
@@ -200,11 +196,7 @@ TEST(LedgerCli, CorruptAndLockedLedgersAreClearErrorsAndNothingIsReleased) {
   EXPECT_FALSE(has_draws(dir / "b"));
 
   const auto ledger = dir / "ledger.sqlite";
-  ASSERT_EQ(run_cli(fmt::format("ledger init --ledger {} --data {} --epsilon 5 --delta 1e-5",
-                                ledger.string(), data.string()),
-                    dir)
-                .exit_code,
-            0);
+  ASSERT_EQ(register_data(ledger, data, 5, dir).exit_code, 0);
   SqliteDb holder(ledger, false, 1000);
   holder.exec("BEGIN EXCLUSIVE");
   ::setenv("DPMCMC_LEDGER_BUSY_TIMEOUT", "0.5", 1);
@@ -221,11 +213,7 @@ TEST(LedgerCli, ShuffledRowsAreTheSameDatasetAndUntrackedRunsSaySo) {
   const auto dir = scratch_dir("ledger-identity");
   const auto data = make_data(dir);
   const auto ledger = dir / "ledger.sqlite";
-  ASSERT_EQ(run_cli(fmt::format("ledger init --ledger {} --data {} --epsilon 5 --delta 1e-5",
-                                ledger.string(), data.string()),
-                    dir)
-                .exit_code,
-            0);
+  ASSERT_EQ(register_data(ledger, data, 5, dir).exit_code, 0);
   // The same rows in reverse order and with a number rewritten: the same dataset.
   std::istringstream in(slurp(data));
   std::string header, line;
@@ -237,9 +225,7 @@ TEST(LedgerCli, ShuffledRowsAreTheSameDatasetAndUntrackedRunsSaySo) {
     shuffled << header << "\n";
     for (auto it = rows.rbegin(); it != rows.rend(); ++it) shuffled << *it << "\n";
   }
-  auto r = run_cli(fmt::format("ledger init --ledger {} --data {} --epsilon 50 --delta 1e-5",
-                               ledger.string(), (dir / "shuffled.csv").string()),
-                   dir);
+  auto r = register_data(ledger, dir / "shuffled.csv", 50, dir);
   EXPECT_EQ(r.exit_code, 78) << r.err;  // registered already: a budget is set once
   r = run_cli(sample_args(data.parent_path() / "shuffled.csv", ledger, dir / "a", 1), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;

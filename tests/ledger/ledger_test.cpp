@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 
 #include "core/error.hpp"
 
@@ -59,6 +60,15 @@ double epsilon_of(std::uint64_t count, int runs) {
   return compose_runs(spends, Budget{10.0, 1e-5}, CompositionRule::gaussian).epsilon;
 }
 
+// A new ledger with one dataset whose budget lies between what two and three runs of plan(1000)
+// compose to: two fit, the third does not.
+std::pair<std::unique_ptr<Ledger>, LedgerDataset> two_run_budget(const std::string& name) {
+  auto ledger = std::make_unique<Ledger>(fresh(name), true);
+  const auto d = dataset(0.5 * (epsilon_of(1000, 2) + epsilon_of(1000, 3)));
+  ledger->register_dataset(d);
+  return {std::move(ledger), d};
+}
+
 TEST(Ledger, FileIsCreatedPrivate) {
   const auto path = fresh("mode");
   Ledger ledger(path, true);
@@ -81,12 +91,8 @@ TEST(Ledger, RegistersADatasetOnce) {
 }
 
 TEST(Ledger, RefusesTheRunThatWouldExceedTheBudget) {
-  const auto path = fresh("refuse");
-  // A budget between what two and three such runs compose to: two fit, the third is refused.
-  const double budget = 0.5 * (epsilon_of(1000, 2) + epsilon_of(1000, 3));
-  Ledger ledger(path, true);
-  auto d = dataset(budget);
-  ledger.register_dataset(d);
+  auto [owner, d] = two_run_budget("refuse");
+  Ledger& ledger = *owner;
   EXPECT_GT(ledger.reserve(d.hash, plan(1000)).first, 0);
   EXPECT_GT(ledger.reserve(d.hash, plan(1000)).first, 0);
   EXPECT_THROW(ledger.reserve(d.hash, plan(1000)), BudgetRefusal);
@@ -95,11 +101,8 @@ TEST(Ledger, RefusesTheRunThatWouldExceedTheBudget) {
 }
 
 TEST(Ledger, ASettledRunCountsWhatItRecordedAnUnsettledOneItsReservation) {
-  const auto path = fresh("settle");
-  const double budget = 0.5 * (epsilon_of(1000, 2) + epsilon_of(1000, 3));
-  Ledger ledger(path, true);
-  auto d = dataset(budget);
-  ledger.register_dataset(d);
+  auto [owner, d] = two_run_budget("settle");
+  Ledger& ledger = *owner;
   const auto [a, a_token] = ledger.reserve(d.hash, plan(1000));
   const auto [b, b_token] = ledger.reserve(d.hash, plan(1000));
   // Run a stopped after 10 of its 1000 releases, for good: it counts those 10 only.
