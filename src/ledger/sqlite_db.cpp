@@ -57,14 +57,24 @@ SqliteDb::SqliteDb(const std::filesystem::path& path, bool create, int busy_time
     if (fd >= 0) ::close(fd);
   }
   const int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr);
-  if (rc != SQLITE_OK) fail(rc, "open");
-  sqlite3_busy_timeout(db_, busy_timeout_ms);
-  // A file that is not a database fails here, on its first read.
-  exec("PRAGMA foreign_keys = ON");
-  SqliteStatement journal(*this, "PRAGMA journal_mode = WAL");
-  journal.step();
-  // A committed reservation survives a power loss (WAL's default NORMAL may lose the last one).
-  exec("PRAGMA synchronous = FULL");
+  // The destructor does not run when the constructor throws: the handle (allocated even when
+  // opening fails) is closed here.
+  try {
+    if (rc != SQLITE_OK) fail(rc, "open");
+    sqlite3_busy_timeout(db_, busy_timeout_ms);
+    // A file that is not a database fails here, on its first read.
+    exec("PRAGMA foreign_keys = ON");
+    {
+      SqliteStatement journal(*this, "PRAGMA journal_mode = WAL");
+      journal.step();
+    }
+    // A committed reservation survives a power loss (WAL's default NORMAL may lose the last one).
+    exec("PRAGMA synchronous = FULL");
+  } catch (...) {
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw;
+  }
 }
 
 SqliteDb::~SqliteDb() {
@@ -82,7 +92,9 @@ std::int64_t SqliteDb::last_insert_id() const {
   return sqlite3_last_insert_rowid(db_);
 }
 
-int SqliteDb::changes() const { return sqlite3_changes(db_); }
+int SqliteDb::changes() const {
+  return sqlite3_changes(db_);
+}
 
 SqliteStatement::SqliteStatement(SqliteDb& db, const char* sql) : db_(db) {
   const int rc = sqlite3_prepare_v2(db.db_, sql, -1, &stmt_, nullptr);
