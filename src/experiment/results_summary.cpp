@@ -99,6 +99,12 @@ Spread spread_of(std::vector<double> values) {
   return s;
 }
 
+std::string ResultsSummary::floor_key(const std::string& model, const std::string& sampler,
+                                      std::optional<double> sweep_value) {
+  return fmt::format("{}/{}/{}", model, sampler,
+                     sweep_value ? fmt::format("{}", *sweep_value) : "");
+}
+
 ResultsSummary summarize_results(const ResultsFile& results, const std::string& file) {
   ResultsSummary out;
   out.rows = results.rows.size();
@@ -185,7 +191,11 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
     add(c.rhat, "max_rhat");
     add(c.cert, "certified_epsilon");
     add(c.kl, "sym_kl");
-    if (const auto x = r.number("mmd_exact", file)) floor[r.text("model")].push_back(*x);
+    if (const auto x = r.number("mmd_exact", file)) {
+      floor[ResultsSummary::floor_key(r.text("model"), r.text("sampler"),
+                                      r.number("sweep_value", file))]
+          .push_back(*x);
+    }
   }
   for (auto& [key, c] : groups) {
     c.g.accuracy = spread_of(c.acc);

@@ -68,10 +68,13 @@ struct ResultsSummary {
   std::vector<SampleGroup> sample;
   std::vector<AccountGroup> account;
   std::vector<AuditGroup> audit;  // in the file's order
-  // Per model: the MMD of as many exact draws against the same reference (column mmd_exact), over
-  // all its cells. The MMD's noise floor (the thesis' black lines, 002 Figures 6.3–6.4): a
-  // property of the data and the reference, not of the sampler.
+  // Per row of the report's table (floor_key: model, sampler, sweep value): the MMD of as many
+  // exact draws as the row's cells kept, against the same reference, with the same bandwidth
+  // (column mmd_exact). The MMD's noise floor for those cells (the thesis' black lines, 002
+  // Figures 6.3–6.4); it depends on the number of draws, so it is a row's, not a model's.
   std::map<std::string, Spread> mmd_floor;
+  static std::string floor_key(const std::string& model, const std::string& sampler,
+                               std::optional<double> sweep_value);
 };
 
 // `file` names the CSV in messages (DataError for a non-numeric cell, with its line).

@@ -109,7 +109,7 @@ std::string summary_markdown(const ResultsSummary& summary) {
                                        : std::string("non-private"));
     rule += "---|";
   }
-  // The MMD's noise floor per model, when the results record it (mmd_exact, since issue #29).
+  // The MMD's noise floor per row, when the results record it (mmd_exact, since issue #29).
   const bool any_floor = !summary.mmd_floor.empty();
   out += fmt::format(" rows clipped | repeats |{}\n{}---|---|{}\n",
                      any_floor ? " exact vs exact |" : "", rule, any_floor ? "---|" : "");
@@ -143,7 +143,8 @@ std::string summary_markdown(const ResultsSummary& summary) {
                        std::isfinite(clip_lo) ? range_of(clip_lo, clip_hi, percent) : "NA",
                        range_of(runs_lo, runs_hi, count_text));
     if (any_floor) {
-      const auto it = summary.mmd_floor.find(std::get<0>(key));
+      const auto it = summary.mmd_floor.find(
+          ResultsSummary::floor_key(std::get<0>(key), std::get<1>(key), gs.front()->sweep_value));
       out += gs.front()->metric == "mmd" && it != summary.mmd_floor.end()
                  ? fmt::format(" {:.3g} |", it->second.median)
                  : std::string(" – |");

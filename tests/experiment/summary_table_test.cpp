@@ -51,12 +51,13 @@ TEST(SummaryTable, SweepValuesAreRowsAndNoGroupsNoTable) {
             "| m | rwmh | clip = 0.5 | mmd | 0.107 | 32.3% | 20 |\n");
 }
 
-TEST(SummaryTable, TheMmdNoiseFloorIsAColumnPerModelWhenRecorded) {
+TEST(SummaryTable, TheMmdNoiseFloorIsAColumnPerRowWhenRecorded) {
   ResultsSummary s;
   s.sample.push_back(group("m", "dp-penalty", 1.0, 0.5, 0.002, 20));
   s.sample.push_back(group("circle", "dp-penalty", 1.0, 0.7, 0.006, 20));
   s.sample.back().metric = "mean_error";
-  s.mmd_floor["m"] = {20, 0.0123, 0.01, 0.014};
+  s.mmd_floor[ResultsSummary::floor_key("m", "dp-penalty", std::nullopt)] = {20, 0.0123, 0.01,
+                                                                             0.014};
   EXPECT_EQ(summary_markdown(s),
             "| model | sampler | metric | ε = 1 | rows clipped | repeats | exact vs exact |\n"
             "|---|---|---|---|---|---|---|\n"
