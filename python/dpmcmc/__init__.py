@@ -8,7 +8,7 @@
     fit.epsilon_recorded   # {accountant: epsilon composed from the releases the run made}
     az.from_dict(**fit.to_dict())
 
-Every call runs the same code as the command line (`dpmcmc sample`, `dpmcmc account`) with the
+Every call runs the same code as the command line (`dpmcmc sample`, `account`, `ledger`) with the
 same checks and messages: keyword arguments are its options (``noise_key_file="k.key"`` is
 ``--noise-key-file k.key``), and errors are raised as the exceptions below with the CLI's message
 and exit code. Documentation: docs/python.md.

@@ -125,9 +125,13 @@ Ledger::Ledger(const std::filesystem::path& path, bool create)
   if (create) {
     // Only an empty file gets the tables: another program's database is refused below.
     SqliteTransaction t(db_);
-    SqliteStatement tables(db_, "SELECT count(*) FROM sqlite_master");
-    tables.step();
-    if (tables.integer(0) == 0) db_.exec(kSchema);
+    bool empty = false;
+    {
+      SqliteStatement tables(db_, "SELECT count(*) FROM sqlite_master");
+      tables.step();
+      empty = tables.integer(0) == 0;
+    }  // finalised before the schema is written
+    if (empty) db_.exec(kSchema);
     t.commit();
     // A ledger restored or touched with wider permissions is narrowed by `init`.
     ::chmod(path.c_str(), 0600);
