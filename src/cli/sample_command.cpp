@@ -71,7 +71,13 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
           "(certified delta {:.6g})\n",
           p.accountant_delta, p.discretisation_delta, p.accountant_delta + p.discretisation_delta);
     }
+    std::vector<std::string> skipped;
+    std::string why;
     for (const auto& row : out.report["privacy"]["accountants"]) {
+      if (row.contains("skipped")) {
+        skipped.push_back(row["accountant"].get<std::string>());
+        why = row["skipped"].get<std::string>();
+      }
       if (!row.contains("recorded_epsilon")) continue;
       const auto show = [](const nlohmann::json& v) {
         return v.is_number() ? fmt::format("{:.6g}", v.get<double>()) : std::string("inf");
@@ -80,6 +86,7 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
                  row["accountant"].get<std::string>(), row["bound"].get<std::string>(),
                  show(row["planned_epsilon"]), show(row["recorded_epsilon"]));
     }
+    if (!skipped.empty()) fmt::print("  {}: {}\n", fmt::join(skipped, ", "), why);
     fmt::print("\n");
   } else {
     fmt::print("privacy: none (non-private baseline sampler)\n\n");

@@ -49,6 +49,10 @@ class Accountant {
   virtual bool supports(const PrivacyEvent& event) const = 0;
   // Composes all events; throws ConfigError naming the first unsupported event.
   virtual std::unique_ptr<PrivacyProfile> compose(std::span<const PrivacyEvent> events) const = 0;
+  // Whether compose(events) is the exact privacy profile of the events (up to root-finding
+  // rounding on the safe side): then no certified upper bound can be below it, so a planner or a
+  // report may skip the other accountants, some of which cost seconds (numerical PLDs).
+  virtual bool exact(std::span<const PrivacyEvent> /*events*/) const { return false; }
 };
 
 }  // namespace dpmcmc

@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <algorithm>
+#include <boost/math/quadrature/exp_sinh.hpp>
 #include <boost/math/tools/toms748_solve.hpp>
 #include <cmath>
 #include <cstdint>
@@ -28,21 +29,21 @@ constexpr double kDirectMaxLogRatio = -0.1;
 //   (1/x) ∫₀^∞ e^{−w − w²/(2x²)} (1 − e^{−sw/x}) dw.
 // In the regime where it is used, x ≥ −s/2 with s small, so e^{−xu} cannot overflow.
 double log_mills_difference(double x, double s) {
-  using boost::math::quadrature::gauss_kronrod;
+  // exp_sinh (Boost.Math) is made for [0, ∞) integrands with a smooth decay: about 2.5× fewer
+  // evaluations than adaptive Gauss–Kronrod at the same tolerance (the two agree to 4e-15 in log
+  // over x ∈ [−0.5, 200], s ∈ [1e-6, 3]). Its abscissa tables are built once per thread.
+  thread_local boost::math::quadrature::exp_sinh<double> integrator;
   constexpr double tol = 1e-13;
-  double integral;
   if (x > 1.0) {
     const double inv2x2 = 0.5 / (x * x);
     const double sx = s / x;
     auto f = [inv2x2, sx](double w) {
       return std::exp(-w - w * w * inv2x2) * -std::expm1(-sx * w);
     };
-    integral = gauss_kronrod<double, 31>::integrate(f, 0.0, kInf, 15, tol);
-    return std::log(integral) - std::log(x);
+    return std::log(integrator.integrate(f, tol)) - std::log(x);
   }
   auto f = [x, s](double u) { return std::exp(-0.5 * u * u - x * u) * -std::expm1(-s * u); };
-  integral = gauss_kronrod<double, 31>::integrate(f, 0.0, kInf, 15, tol);
-  return std::log(integral);
+  return std::log(integrator.integrate(f, tol));
 }
 
 void check_mu(double mu) {
@@ -68,19 +69,34 @@ double gaussian_pld_mu(std::span<const PrivacyEvent> events) {
   return gaussian_half_inverse_square_sum(events);
 }
 
+namespace {
+
+// log δ(ε) and its second term log(e^ε Φ(−s/2 − ε/s)), which is log(−dδ/dε): the hockey-stick
+// curve's slope, so d log δ / dε = −exp(second − log δ). μ in (0, ∞), ε finite.
+struct LogDelta {
+  double value, second;
+};
+
+LogDelta log_delta_and_second(double mu, double epsilon) {
+  const double s = std::sqrt(2.0 * mu);
+  const double x = epsilon / s - 0.5 * s;  // Φ(s/2 − ε/s) = Φ(−x)
+  const double log_first = log_normal_cdf(-x);
+  const double log_second = epsilon + log_normal_cdf(-x - s);
+  if (log_second - log_first < kDirectMaxLogRatio)
+    return {log_sub_exp(log_first, log_second), log_second};
+  // δ = φ(x) · ∫₀^∞ e^{−u²/2 − xu}(1 − e^{−su}) du (Mills-ratio form, see the header).
+  return {-0.5 * x * x - kLogSqrt2Pi + log_mills_difference(x, s), log_second};
+}
+
+}  // namespace
+
 double gaussian_pld_log_delta(double mu, double epsilon) {
   check_mu(mu);
   if (!(epsilon >= 0.0))
     throw ConfigError(fmt::format("Gaussian PLD: ε must be ≥ 0, got {}", epsilon));
   if (mu == 0.0 || epsilon == kInf) return -kInf;
   if (mu == kInf) return 0.0;
-  const double s = std::sqrt(2.0 * mu);
-  const double x = epsilon / s - 0.5 * s;  // Φ(s/2 − ε/s) = Φ(−x)
-  const double log_first = log_normal_cdf(-x);
-  const double log_second = epsilon + log_normal_cdf(-x - s);
-  if (log_second - log_first < kDirectMaxLogRatio) return log_sub_exp(log_first, log_second);
-  // δ = φ(x) · ∫₀^∞ e^{−u²/2 − xu}(1 − e^{−su}) du (Mills-ratio form, see the header).
-  return -0.5 * x * x - kLogSqrt2Pi + log_mills_difference(x, s);
+  return log_delta_and_second(mu, epsilon).value;
 }
 
 double gaussian_pld_delta(double mu, double epsilon) {
@@ -111,6 +127,32 @@ double gaussian_pld_epsilon(double mu, double delta) {
       f, 0.0, hi, f0, fhi, boost::math::tools::eps_tolerance<double>(48), max_iter);
   // f is decreasing: the upper end of the bracket satisfies δ(ε) ≤ δ.
   return root.second;
+}
+
+double gaussian_pld_epsilon_from(double mu, double delta, double below) {
+  check_mu(mu);
+  check_delta(delta, "Gaussian PLD ε(δ)");
+  if (!(below > 0.0) || !std::isfinite(below) || !std::isfinite(mu) || mu == 0.0)
+    return gaussian_pld_epsilon(mu, delta);
+  // Newton's method on f(ε) = log δ(ε) − log δ, which is decreasing, with the exact slope
+  // f'(ε) = −exp(second − log δ(ε)). From `below` (f ≥ 0 when it is ≤ the root) the first step
+  // lands at or beyond the root and later steps approach it; the loop ends only at a point where
+  // f ≤ 0 (the budget holds) after a step below 2⁻⁴⁴ relative, else the bracketing solver
+  // decides.
+  const double target = std::log(delta);
+  double e = below;
+  for (int i = 0; i < 30; ++i) {
+    const LogDelta d = log_delta_and_second(mu, e);
+    const double f = d.value - target;
+    if (!std::isfinite(d.value) || !std::isfinite(d.second)) break;
+    const double slope = -std::exp(d.second - d.value);
+    if (!(slope < 0.0)) break;
+    const double next = std::max(0.0, e - f / slope);
+    if (f <= 0.0 && std::abs(next - e) <= 0x1p-44 * e)
+      return e;
+    e = next;
+  }
+  return gaussian_pld_epsilon(mu, delta);
 }
 
 double gaussian_pld_max_mu(double epsilon, double delta) {
@@ -165,6 +207,11 @@ bool GaussianPldAccountant::supports(const PrivacyEvent& e) const {
   // Poisson sampling with q = 1 includes every row: the plain Gaussian mechanism.
   return e.mechanism == Mechanism::subsampled_gaussian && e.sampling == Sampling::poisson &&
          e.sampling_rate == 1.0;
+}
+
+bool GaussianPldAccountant::exact(std::span<const PrivacyEvent> events) const {
+  return !events.empty() &&
+         std::all_of(events.begin(), events.end(), [this](const auto& e) { return supports(e); });
 }
 
 std::unique_ptr<PrivacyProfile> GaussianPldAccountant::compose(

@@ -13,7 +13,7 @@
 // R(x) = Φ(−x)/φ(x) = ∫₀^∞ exp(−xu − u²/2) du is Mills' ratio (e^ε φ(x+s) = φ(x) because
 // (x+s)² − x² = 2ε). Hence
 //   δ = φ(x) ∫₀^∞ e^{−u²/2 − xu} (1 − e^{−su}) du,
-// an integral of a positive function, computed by Gauss–Kronrod quadrature (Boost.Math). The
+// an integral of a positive function, computed by exp-sinh quadrature (Boost.Math). The
 // derivation is in docs/privacy-accounting.md.
 #pragma once
 
@@ -36,6 +36,11 @@ double gaussian_pld_delta(double mu, double epsilon);
 // The smallest ε ≥ 0 with δ(ε) ≤ δ, δ ∈ (0, 1): root of log δ(ε) = log δ (TOMS 748), returned on
 // the side where δ(ε) ≤ δ. Relative accuracy ~1e-14.
 double gaussian_pld_epsilon(double mu, double delta);
+// The same root by Newton's method started at `below`, an ε known to be at most the root (e.g.
+// the root at a smaller μ: ε(δ) grows with μ). Returns a point where δ(ε) ≤ δ within 2⁻⁴⁴
+// relative of the root, or falls back to gaussian_pld_epsilon; several times faster from a close start (the
+// per-iteration spend column, privacy/spend_meter.hpp).
+double gaussian_pld_epsilon_from(double mu, double delta, double below);
 // The largest μ with δ(ε; μ) ≤ δ (δ is increasing in μ): the total "Gaussian budget" that a
 // given (ε, δ) allows. Returned on the side where the budget holds; 0 if no μ > 1e-300 does.
 double gaussian_pld_max_mu(double epsilon, double delta);
@@ -59,6 +64,9 @@ class GaussianPldAccountant final : public Accountant {
   BoundKind bound() const override { return BoundKind::upper_bound; }
   bool supports(const PrivacyEvent& event) const override;
   std::unique_ptr<PrivacyProfile> compose(std::span<const PrivacyEvent> events) const override;
+  // Exact whenever it interprets every event: the composed loss of Gaussian mechanisms is exactly
+  // N(μ, 2μ) for the dominating pair N(0, σ²), N(Δ, σ²) (the tight bound above).
+  bool exact(std::span<const PrivacyEvent> events) const override;
 };
 
 }  // namespace dpmcmc

@@ -256,6 +256,21 @@ ChainSplit split_among_chains(std::uint64_t total_iterations, std::uint64_t chai
   return split;
 }
 
+const Accountant* exact_upper_bound(std::span<const Accountant* const> accountants,
+                                    std::span<const PrivacyEvent> events) {
+  for (const Accountant* a : accountants) {
+    if (a->bound() == BoundKind::upper_bound && a->exact(events)) return a;
+  }
+  return nullptr;
+}
+
+std::string skipped_for_exact(const Accountant& exact) {
+  return fmt::format(
+      "not run: {} is exact for these releases, so no certified upper bound is smaller (compare "
+      "accountants with `dpmcmc account`)",
+      exact.name());
+}
+
 TightestPlan plan_iterations_tightest(const Budget& budget,
                                       std::span<const PrivacyEvent> per_iteration,
                                       std::span<const Accountant* const> accountants,
@@ -264,12 +279,16 @@ TightestPlan plan_iterations_tightest(const Budget& budget,
   check_template(per_iteration);
   TightestPlan result;
   const AccountantAttempt* best = nullptr;
+  const Accountant* exact = options.stop_at_exact ? exact_upper_bound(accountants, per_iteration)
+                                                  : nullptr;
   for (const Accountant* accountant : accountants) {
     AccountantAttempt attempt;
     attempt.accountant = accountant->name();
     attempt.bound = accountant->bound();
     const auto start = std::chrono::steady_clock::now();
-    if (accountant->bound() != BoundKind::upper_bound) {
+    if (exact != nullptr && accountant != exact) {
+      attempt.reason = skipped_for_exact(*exact);
+    } else if (accountant->bound() != BoundKind::upper_bound) {
       attempt.reason =
           fmt::format("not a certified upper bound ({})", to_string(accountant->bound()));
     } else {

@@ -38,6 +38,10 @@ struct PlanOptions {
   // Relative tolerance of the monotonicity check on ε(δ) as a function of k (absorbs the
   // accountants' root-finding rounding).
   double monotonicity_tolerance = 1e-9;
+  // plan_iterations_tightest: when a certified accountant is exact for the template
+  // (Accountant::exact), plan with it alone; every other attempt is skipped with that reason (no
+  // certified upper bound can allow more iterations than the exact profile).
+  bool stop_at_exact = false;
 };
 
 struct IterationPlan {
@@ -98,8 +102,16 @@ struct TightestPlan {
   std::vector<AccountantAttempt> attempts;  // one per accountant given, in order
 };
 
-// Plans with every accountant that is a certified upper bound and interprets the template, and
-// keeps the one allowing the most iterations. ConfigError (listing each accountant's reason) if
+// The first of `accountants` that is a certified upper bound, interprets every event and is exact
+// for them (Accountant::exact); null if none.
+const Accountant* exact_upper_bound(std::span<const Accountant* const> accountants,
+                                    std::span<const PrivacyEvent> events);
+// Why another accountant was not run: `exact` is exact for the releases.
+std::string skipped_for_exact(const Accountant& exact);
+
+// Plans with every accountant that is a certified upper bound and interprets the template (or
+// only with an exact one, see PlanOptions::stop_at_exact), and keeps the one allowing the most
+// iterations. ConfigError (listing each accountant's reason) if
 // none can plan.
 TightestPlan plan_iterations_tightest(const Budget& budget,
                                       std::span<const PrivacyEvent> per_iteration,

@@ -85,6 +85,7 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
   plan.budget = budget;
   plan.per_iteration = std::move(per_iteration);
   plan.options = options;
+  plan.accountants = accountants;
   const DiscreteNoiseShare share = discrete_noise_share(plan.per_iteration, release_coordinates);
   const std::uint64_t grid_releases = share.releases;
   const double reserve = grid_releases > 0 ? std::ldexp(budget.delta, -10) : 0.0;
@@ -101,8 +102,10 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
     names.push_back(a->name());
   }
   // Memoised when a memo is given; the attempts' timings are then those of the first computation.
+  PlanOptions plan_options;
+  plan_options.stop_at_exact = accountants.empty();
   const auto compute = [&] {
-    return plan_iterations_tightest(accountant_budget, plan.per_iteration, ptrs);
+    return plan_iterations_tightest(accountant_budget, plan.per_iteration, ptrs, plan_options);
   };
   plan.tightest = memo == nullptr
                       ? compute()
@@ -192,9 +195,19 @@ nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& record
                               PlanMemo* memo) {
   using nlohmann::json;
   const auto scheduled = repeat_iterations(plan.per_iteration, plan.scheduled);
+  const auto all = accountants_for(scheduled, {}, plan.options, false);
+  std::vector<const Accountant*> ptrs;
+  for (const auto& a : all) ptrs.push_back(a.get());
+  const Accountant* exact =
+      plan.accountants.empty() ? exact_upper_bound(ptrs, plan.per_iteration) : nullptr;
   json rows = json::array();
-  for (const auto& acc : accountants_for(scheduled, {}, plan.options, false)) {
+  for (const Accountant* acc : ptrs) {
     json row = {{"accountant", acc->name()}, {"bound", to_string(acc->bound())}};
+    if (exact != nullptr && acc != exact) {
+      row["skipped"] = skipped_for_exact(*exact);
+      rows.push_back(row);
+      continue;
+    }
     try {
       row["planned_epsilon"] =
           json_number(memo_epsilon(*acc, scheduled, plan.accountant_delta, plan.options, memo));

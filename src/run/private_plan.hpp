@@ -33,6 +33,9 @@ struct PrivateRunPlan {
   ChainSplit split;                         // iterations per chain (warmup included)
   std::uint64_t scheduled = 0;              // Σ per_chain: what the run will release at most
   AccountantOptions options;
+  // The accountants the user named (--accountants); empty: every certified one, except that an
+  // exact one (Accountant::exact) makes the others unnecessary, in the plan and in the report.
+  std::vector<std::string> accountants;
 };
 
 // Plans and composed ε memoised across the runs that repeat them: an experiment plans the same

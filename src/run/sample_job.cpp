@@ -259,9 +259,18 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
   }
   KeptDraws kept = kept_draws(out.run, labels);
   out.summary = std::move(kept.summary);
+  timings.add("diagnostics", clock.seconds());
+  clock.restart();
   const json accuracy = sample_accuracy(spec, job.preset, job.model, job.data.data, kept.pooled,
                                         job.data_seed, run.seed, out);
-  timings.add("diagnostics", clock.seconds());
+  timings.add("accuracy", clock.seconds());
+  clock.restart();
+  // Non-private baselines release nothing under a privacy guarantee: the report says so rather
+  // than leaving the field out.
+  const json privacy = priv ? owners_privacy_report(*priv, spec.plan_memo.get())
+                            : json{{"private", false},
+                                   {"note", "non-private sampler: no (epsilon, delta) guarantee"}};
+  timings.add("accounting", clock.seconds());
 
   ChainEntries chains = chain_entries(spec, out.run, files);
   out.accuracy = accuracy;
@@ -282,11 +291,7 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
       {"sampler", {{"name", spec.sampler}, {"params", job.params}}},
       {"run",
        run_section(spec, run, out.run.threads, priv ? &priv->noise_key : nullptr, job.data_seed)},
-      // Non-private baselines release nothing under a privacy guarantee: the report says so
-      // rather than leaving the field out.
-      {"privacy", priv ? owners_privacy_report(*priv, spec.plan_memo.get())
-                       : json{{"private", false},
-                              {"note", "non-private sampler: no (epsilon, delta) guarantee"}}},
+      {"privacy", privacy},
       {"chains", chains.chains},
       {"summary", out.summary.parameters.empty() ? json(nullptr) : summary_json(out.summary)}};
   if (!job.preset.details.is_null()) out.report["model"]["details"] = job.preset.details;
@@ -360,6 +365,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   const Preset& preset = user                ? user->preset
                          : spec.custom_model ? *spec.custom_model
                                              : find_preset(spec.preset);
+  Stopwatch phase;
   const auto model = preset.make_model();
   model->share_reference_cache(spec.reference_cache);
   const std::uint64_t data_seed = spec.data_seed.value_or(spec.run.seed);
@@ -368,6 +374,10 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   // A user model's default noise follows its budget (run/noise_from_budget.hpp); the presets keep
   // the papers' settings.
   const SamplerDescriptor* private_entry = find_private_sampler(spec.sampler);
+  // Every phase is timed (curator-only for a private run: the times depend on the data), so the
+  // cost outside sampling is visible (docs/benchmarks.md, "Whole process against sampling").
+  Timings timings;
+  timings.add("data", phase.seconds());
   if (user && private_entry && spec.epsilon) {
     const Budget budget{*spec.epsilon,
                         spec.delta.value_or(default_delta(preset, data.data.rows(), false))};
@@ -378,6 +388,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
                           data.data.rows(), budget, spec.run.chains, kBudgetTargetIterations);
   }
 
+  phase.restart();
   RunConfig run = spec.run;
   SampleOutcome out;
   std::optional<PrivateJob> priv;
@@ -398,7 +409,10 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   // split_columns built chain 0's kernel once; its PrivateData made no release.
   const std::filesystem::path curator = curator_dir(spec.out_dir);
   if (private_run) prepare_curator_dir(curator);
+  timings.add("planning", phase.seconds());
+  phase.restart();
   apply_start_rule(spec, preset, *model, data.data, data_seed, run);
+  timings.add("start", phase.seconds());
 
   // One Stan CSV per chain: chain-1.csv, … (1-based like CmdStan's output files).
   const StanCsvLayout layout =
@@ -452,7 +466,6 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     out.ledger = ledger->json();
   }
   if (spec.write_draws) out.draw_files = files;
-  Timings timings;
   timings.add("sampling", clock.seconds());
   if (!out.run.complete() && !spec.diagnose_incomplete) return out;
 

@@ -254,5 +254,34 @@ TEST(Planner, TightestCertifiedAccountantWins) {
   }
 }
 
+// An exact accountant makes the others unnecessary: the same plan, the others not run. A rule
+// that skipped without an exact accountant (or chose a non-exact one) fails here.
+TEST(Planner, StopAtExactPlansWithTheExactAccountantAlone) {
+  const ZcdpAccountant zcdp;
+  const GaussianPldAccountant pld;
+  const std::vector<const Accountant*> accountants{&zcdp, &pld};
+  const auto tmpl = dp_penalty_template(0.1, 1e5);
+  EXPECT_TRUE(pld.exact(tmpl));
+  EXPECT_FALSE(zcdp.exact(tmpl));
+  PlanOptions stop;
+  stop.stop_at_exact = true;
+  const auto all = plan_iterations_tightest({4.0, 1e-6}, tmpl, accountants);
+  const auto fast = plan_iterations_tightest({4.0, 1e-6}, tmpl, accountants, stop);
+  EXPECT_EQ(fast.best.iterations, all.best.iterations);
+  EXPECT_EQ(fast.best.accountant, "pld-gaussian");
+  ASSERT_EQ(fast.attempts.size(), 2u);
+  EXPECT_FALSE(fast.attempts[0].plan.has_value());
+  EXPECT_NE(fast.attempts[0].reason.find("pld-gaussian is exact"), std::string::npos);
+  // Subsampled releases: the Gaussian PLD cannot interpret them, so nothing is skipped.
+  const std::vector<const Accountant*> only_zcdp{&zcdp};
+  EXPECT_EQ(exact_upper_bound(only_zcdp, tmpl), nullptr);
+  EXPECT_EQ(exact_upper_bound(accountants, tmpl), &pld);
+  PrivacyEvent sub = tmpl.front();
+  sub.mechanism = Mechanism::subsampled_gaussian;
+  sub.sampling = Sampling::poisson;
+  sub.sampling_rate = 0.01;
+  EXPECT_FALSE(pld.exact(std::vector<PrivacyEvent>{sub}));
+}
+
 }  // namespace
 }  // namespace dpmcmc
