@@ -2,11 +2,6 @@
 
 #include <fftw3.h>
 
-#include <memory>
-#include <mutex>
-
-#include <new>
-#include <unordered_map>
 #include "core/fftw_planner.hpp"
 
 namespace dpmcmc {
@@ -25,65 +20,6 @@ int fft_next_good_size(int n) {
   }
 }
 
-struct Plans {
-  fftw_plan forward = nullptr;   // real L → complex L/2+1
-  fftw_plan backward = nullptr;  // complex L/2+1 → real L (unnormalised: result × L)
-};
-
-struct FftwFree {
-  void operator()(void* p) const { fftw_free(p); }
-};
-template <class T>
-using FftwBuffer = std::unique_ptr<T, FftwFree>;
-
-template <class T>
-FftwBuffer<T> fftw_buffer(std::size_t count) {
-  void* p = fftw_malloc(sizeof(T) * count);
-  if (p == nullptr) throw std::bad_alloc();
-  return FftwBuffer<T>(static_cast<T*>(p));
-}
-
-// One plan pair per padded length, made under the lock and kept until the process exits (the
-// destructor frees them, so leak checkers stay quiet). Plans are made with FFTW_ESTIMATE (no
-// measurement runs, deterministic) on fftw_malloc'ed arrays; the executing code also uses
-// fftw_malloc'ed arrays, so the alignment the plans assume holds for the new-array execute
-// functions, which are thread-safe.
-class PlanCache {
- public:
-  ~PlanCache() {
-    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-    for (auto& [length, p] : plans_) {
-      fftw_destroy_plan(p.forward);
-      fftw_destroy_plan(p.backward);
-    }
-  }
-
-  const Plans& get(int length) {
-    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-    auto it = plans_.find(length);
-    if (it != plans_.end()) return it->second;
-    auto in = fftw_buffer<double>(static_cast<std::size_t>(length));
-    auto out = fftw_buffer<fftw_complex>(static_cast<std::size_t>(length / 2 + 1));
-    Plans p;
-    p.forward = fftw_plan_dft_r2c_1d(length, in.get(), out.get(), FFTW_ESTIMATE);
-    p.backward = fftw_plan_dft_c2r_1d(length, out.get(), in.get(), FFTW_ESTIMATE);
-    if (p.forward == nullptr || p.backward == nullptr) {
-      if (p.forward != nullptr) fftw_destroy_plan(p.forward);
-      if (p.backward != nullptr) fftw_destroy_plan(p.backward);
-      throw std::bad_alloc();
-    }
-    return plans_.emplace(length, p).first->second;  // node-based: references stay valid
-  }
-
- private:
-  std::unordered_map<int, Plans> plans_;  // guarded by fftw_planner_mutex()
-};
-
-const Plans& plans_for(int length) {
-  static PlanCache cache;
-  return cache.get(length);
-}
-
 }  // namespace
 
 int autocovariance_fft_length(int n) {
@@ -99,7 +35,7 @@ Vec autocovariance(const Eigen::Ref<const Vec>& x) {
   if (!(sum_sq > 0.0)) return acov;  // constant chain: every autocovariance is 0
 
   const int length = autocovariance_fft_length(n);
-  const Plans& plans = plans_for(length);
+  const RealFftPlans& plans = real_fft_plans(length);
   auto signal = fftw_buffer<double>(static_cast<std::size_t>(length));
   auto spectrum = fftw_buffer<fftw_complex>(static_cast<std::size_t>(length / 2 + 1));
   double* s = signal.get();

@@ -132,6 +132,25 @@ bool NumericalPldAccountant::supports(const PrivacyEvent& event) const {
   return classify_gaussian_release(event) != GaussianRelease::unsupported;
 }
 
+DiscretePld NumericalPldAccountant::power(double q, double noise_multiplier, PldDirection direction,
+                                          std::uint64_t k) const {
+  const std::lock_guard lock(mutex_);
+  auto& powers = powers_[std::make_tuple(q, noise_multiplier, static_cast<int>(direction))];
+  if (powers.empty())
+    powers.push_back(subsampled_gaussian_pld(q, noise_multiplier, direction, rounding_, options_));
+  DiscretePld result = identity_pld(options_.interval, rounding_);
+  bool is_identity = true;
+  for (std::size_t j = 0; k > 0; ++j, k >>= 1u) {
+    if (j == powers.size())
+      powers.push_back(dpmcmc::compose(powers[j - 1], powers[j - 1], options_));
+    if (k & 1u) {
+      result = is_identity ? powers[j] : dpmcmc::compose(result, powers[j], options_);
+      is_identity = false;
+    }
+  }
+  return result;
+}
+
 std::unique_ptr<NumericalPldProfile> NumericalPldAccountant::compose_pld(
     std::span<const PrivacyEvent> events) const {
   const auto list = group_gaussian_releases(*this, events);
@@ -150,9 +169,7 @@ std::unique_ptr<NumericalPldProfile> NumericalPldAccountant::compose_pld(
       PldDirection d = PldDirection::remove;  // plain Gaussian: symmetric pair
       if (g.kind == GaussianRelease::poisson_add_remove) d = dir;
       if (g.kind == GaussianRelease::wor_substitute) d = PldDirection::symmetric;
-      const DiscretePld single =
-          subsampled_gaussian_pld(g.sampling_rate, g.noise_multiplier, d, rounding_, options_);
-      DiscretePld part = self_compose(single, g.count, options_);
+      DiscretePld part = power(g.sampling_rate, g.noise_multiplier, d, g.count);
       total = first ? std::move(part) : dpmcmc::compose(total, part, options_);
       first = false;
     }

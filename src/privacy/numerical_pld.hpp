@@ -65,9 +65,12 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "privacy/accountant.hpp"
@@ -168,8 +171,17 @@ class NumericalPldAccountant : public Accountant {
   const NumericalPldOptions& options() const { return options_; }
 
  private:
+  // k identical releases, P^k, from the powers P^(2^j) of the release's PLD, multiplied in the
+  // order self_compose uses, so the result is bit for bit self_compose's. The powers are kept:
+  // a planner composes the same release at ~2 log₂ k counts, and all share them (issue 28:
+  // "the numerical PLD once, cached by event signature").
+  DiscretePld power(double q, double noise_multiplier, PldDirection direction,
+                    std::uint64_t k) const;
+
   PldRounding rounding_;
   NumericalPldOptions options_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::tuple<double, double, int>, std::vector<DiscretePld>> powers_;
 };
 
 }  // namespace dpmcmc

@@ -6,9 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
-#include <mutex>
 
 #include "core/error.hpp"
 #include "core/fftw_planner.hpp"
@@ -20,46 +18,31 @@ namespace {
 
 constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2;
 
-// The smallest n' ≥ n whose prime factors are 2, 3, 5, 7 (FFTW's fast sizes).
-std::size_t fast_fft_size(std::size_t n) {
-  for (std::size_t m = std::max<std::size_t>(n, 1);; ++m) {
-    std::size_t r = m;
-    for (std::size_t p : {2u, 3u, 5u, 7u}) {
-      while (r % p == 0) r /= p;
-    }
-    if (r == 1) return m;
-  }
+// The transform length for a linear convolution of n outputs: the smallest power of two ≥ n.
+// Planning a length costs FFTW far more than transforming it here (the PLDs are short), so the
+// lengths come from a coarse set whose plans are made once per process and reused by every
+// later composition (core/fftw_planner.hpp). Powers of two alone beat adding 3·2^a (measured:
+// fewer plans outweigh the larger padding; docs/benchmarks.md).
+std::size_t fft_length(std::size_t n) {
+  std::size_t p = 2;
+  while (p < n) p *= 2;
+  return p;
 }
 
-struct FftwBuffer {
-  void* p;
-  explicit FftwBuffer(std::size_t bytes) : p(fftw_malloc(bytes)) {
-    if (!p) throw SoftwareError("numerical PLD: out of memory for the FFT buffers");
-  }
-  ~FftwBuffer() { fftw_free(p); }
-  FftwBuffer(const FftwBuffer&) = delete;
-  FftwBuffer& operator=(const FftwBuffer&) = delete;
-};
+// This thread's FFT work arrays, grown as needed and reused (allocating and faulting in fresh
+// pages for every convolution cost as much as the transforms).
+struct WorkArrays {
+  std::size_t size = 0;
+  FftwBuffer<double> in;
+  FftwBuffer<fftw_complex> fa, fb;
 
-// FFTW's planner is not thread-safe and is shared by the process: plan creation and destruction
-// take the process-wide lock of core/fftw_planner.hpp.
-class Plan {
- public:
-  template <class Make>
-  explicit Plan(Make make) {
-    std::lock_guard lock(fftw_planner_mutex());
-    plan_ = make();
+  void reserve(std::size_t n) {
+    if (n <= size) return;
+    in = fftw_buffer<double>(n);
+    fa = fftw_buffer<fftw_complex>(n / 2 + 1);
+    fb = fftw_buffer<fftw_complex>(n / 2 + 1);
+    size = n;
   }
-  ~Plan() {
-    std::lock_guard lock(fftw_planner_mutex());
-    fftw_destroy_plan(plan_);
-  }
-  Plan(const Plan&) = delete;
-  Plan& operator=(const Plan&) = delete;
-  void execute() const { fftw_execute(plan_); }
-
- private:
-  fftw_plan plan_;
 };
 
 double l2_norm(const std::vector<double>& v) {
@@ -89,35 +72,31 @@ std::vector<double> convolve(const std::vector<double>& a, const std::vector<dou
     roundoff += static_cast<double>(std::min(la, lb)) * kUnitRoundoff * l1_norm(a) * l1_norm(b);
     return out;
   }
-  const std::size_t N = fast_fft_size(n);
+  const std::size_t N = fft_length(n);
   const std::size_t nc = N / 2 + 1;
   const bool square = &a == &b;
-  FftwBuffer in_buf(sizeof(double) * N), fa_buf(sizeof(fftw_complex) * nc),
-      fb_buf(sizeof(fftw_complex) * nc);
-  auto* in = static_cast<double*>(in_buf.p);
-  auto* fa = static_cast<fftw_complex*>(fa_buf.p);
-  auto* fb = static_cast<fftw_complex*>(fb_buf.p);
-  const int iN = static_cast<int>(N);
-  Plan forward_a([&] { return fftw_plan_dft_r2c_1d(iN, in, fa, FFTW_ESTIMATE); });
-  Plan backward([&] { return fftw_plan_dft_c2r_1d(iN, fa, in, FFTW_ESTIMATE); });
-  std::fill(in, in + N, 0.0);
+  thread_local WorkArrays work;
+  work.reserve(N);
+  double* in = work.in.get();
+  fftw_complex* fa = work.fa.get();
+  fftw_complex* fb = work.fb.get();
+  const RealFftPlans& plans = real_fft_plans(static_cast<int>(N));
   std::copy(a.begin(), a.end(), in);
-  forward_a.execute();
+  std::fill(in + la, in + N, 0.0);
+  fftw_execute_dft_r2c(plans.forward, in, fa);
   if (!square) {
-    Plan forward_b([&] { return fftw_plan_dft_r2c_1d(iN, in, fb, FFTW_ESTIMATE); });
-    std::fill(in, in + N, 0.0);
     std::copy(b.begin(), b.end(), in);
-    forward_b.execute();
-  } else {
-    std::memcpy(fb, fa, sizeof(fftw_complex) * nc);
+    std::fill(in + lb, in + N, 0.0);
+    fftw_execute_dft_r2c(plans.forward, in, fb);
   }
+  const fftw_complex* g = square ? fa : fb;
   for (std::size_t k = 0; k < nc; ++k) {
-    const double re = fa[k][0] * fb[k][0] - fa[k][1] * fb[k][1];
-    const double im = fa[k][0] * fb[k][1] + fa[k][1] * fb[k][0];
+    const double re = fa[k][0] * g[k][0] - fa[k][1] * g[k][1];
+    const double im = fa[k][0] * g[k][1] + fa[k][1] * g[k][0];
     fa[k][0] = re;
     fa[k][1] = im;
   }
-  backward.execute();  // c2r overwrites its input; fa is not used afterwards
+  fftw_execute_dft_c2r(plans.backward, fa, in);  // c2r overwrites its input; fa is not used again
   const double scale = 1.0 / static_cast<double>(N);
   for (std::size_t i = 0; i < n; ++i) out[i] = in[i] * scale;
   // Round-off (numerical_pld.hpp): a computed FFT of length N has relative ℓ2 error

@@ -31,8 +31,25 @@ double rdp_of_release(const GaussianReleaseGroup& g, double alpha, WorRdpBound w
   throw SoftwareError("rdp_of_release: unsupported release kind");
 }
 
-RdpProfile::RdpProfile(std::vector<GaussianReleaseGroup> groups, RdpOptions options)
-    : groups_(std::move(groups)), options_(std::move(options)), grid_(options_.orders) {
+double RdpReleaseCache::get(const GaussianReleaseGroup& g, double alpha, WorRdpBound wor_bound) {
+  const auto key = std::make_tuple(static_cast<int>(g.kind), g.sampling_rate, g.noise_multiplier,
+                                   static_cast<int>(wor_bound), alpha);
+  {
+    const std::lock_guard lock(mutex_);
+    const auto it = values_.find(key);
+    if (it != values_.end()) return it->second;
+  }
+  const double v = rdp_of_release(g, alpha, wor_bound);
+  const std::lock_guard lock(mutex_);
+  return values_.emplace(key, v).first->second;
+}
+
+RdpProfile::RdpProfile(std::vector<GaussianReleaseGroup> groups, RdpOptions options,
+                       std::shared_ptr<RdpReleaseCache> cache)
+    : groups_(std::move(groups)),
+      options_(std::move(options)),
+      cache_(std::move(cache)),
+      grid_(options_.orders) {
   std::sort(grid_.begin(), grid_.end());
   grid_values_.reserve(grid_.size());
   for (double a : grid_) grid_values_.push_back(rdp(a));
@@ -49,7 +66,8 @@ double RdpProfile::curve(double alpha) const {
 double RdpProfile::rdp(double alpha) const {
   double total = 0.0;
   for (const auto& g : groups_) {
-    total += static_cast<double>(g.count) * rdp_of_release(g, alpha, options_.wor_bound);
+    total += static_cast<double>(g.count) * (cache_ ? cache_->get(g, alpha, options_.wor_bound)
+                                                    : rdp_of_release(g, alpha, options_.wor_bound));
   }
   return total;
 }
@@ -90,7 +108,7 @@ bool RdpAccountant::supports(const PrivacyEvent& event) const {
 
 std::unique_ptr<RdpProfile> RdpAccountant::compose_rdp(std::span<const PrivacyEvent> events) const {
   auto list = group_gaussian_releases(*this, events);
-  return std::make_unique<RdpProfile>(std::move(list.groups), options_);
+  return std::make_unique<RdpProfile>(std::move(list.groups), options_, cache_);
 }
 
 std::unique_ptr<PrivacyProfile> RdpAccountant::compose(std::span<const PrivacyEvent> events) const {

@@ -4,9 +4,12 @@
 // bounds (up to floating-point rounding); they are looser than the numerical PLD's.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "privacy/accountant.hpp"
@@ -33,9 +36,23 @@ struct RdpOptions {
 double rdp_of_release(const GaussianReleaseGroup& group, double alpha,
                       WorRdpBound wor_bound = WorRdpBound::minimum);
 
+// RDP values of single releases by (kind, q, σ/Δ, bound, order), shared by the profiles one
+// accountant composes: a planner composes the same release at ~2 log₂ k counts, and the curve of
+// a subsampled release costs a series per order. Thread-safe; a hit returns what
+// rdp_of_release would.
+class RdpReleaseCache {
+ public:
+  double get(const GaussianReleaseGroup& group, double alpha, WorRdpBound wor_bound);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::tuple<int, double, double, int, double>, double> values_;
+};
+
 class RdpProfile : public PrivacyProfile {
  public:
-  RdpProfile(std::vector<GaussianReleaseGroup> groups, RdpOptions options);
+  RdpProfile(std::vector<GaussianReleaseGroup> groups, RdpOptions options,
+             std::shared_ptr<RdpReleaseCache> cache = nullptr);
   // Total RDP of the composition at order α > 1 (any real order).
   double rdp(double alpha) const;
   double epsilon(double delta) const override;
@@ -50,8 +67,9 @@ class RdpProfile : public PrivacyProfile {
 
   std::vector<GaussianReleaseGroup> groups_;
   RdpOptions options_;
-  std::vector<double> grid_;         // sorted options_.orders
-  std::vector<double> grid_values_;  // rdp() at grid_, computed once
+  std::shared_ptr<RdpReleaseCache> cache_;  // null: every value computed
+  std::vector<double> grid_;                // sorted options_.orders
+  std::vector<double> grid_values_;         // rdp() at grid_, computed once
 };
 
 class RdpAccountant : public Accountant {
@@ -66,6 +84,7 @@ class RdpAccountant : public Accountant {
 
  private:
   RdpOptions options_;
+  std::shared_ptr<RdpReleaseCache> cache_ = std::make_shared<RdpReleaseCache>();
 };
 
 }  // namespace dpmcmc

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "core/error.hpp"
 #include "privacy/event_checks.hpp"
 #include "privacy/event_names.hpp"
@@ -18,6 +20,15 @@ GaussianRelease classify_gaussian_release(const PrivacyEvent& e) {
     return e.sampling_rate == 1.0 ? GaussianRelease::plain : GaussianRelease::wor_substitute;
   }
   return GaussianRelease::unsupported;
+}
+
+double rounded_multiplier(double z, BoundKind bound) {
+  if (!(z > 0.0) || !std::isfinite(z)) return z;
+  int exponent = 0;
+  const double mantissa = std::frexp(z, &exponent);  // z = mantissa · 2^exponent, ½ ≤ mantissa < 1
+  const double scaled = std::ldexp(mantissa, 32);  // exact: 32 integer bits and a fraction
+  const double kept = bound == BoundKind::upper_bound ? std::floor(scaled) : std::ceil(scaled);
+  return std::ldexp(kept, exponent - 32);
 }
 
 GaussianReleaseList group_gaussian_releases(const Accountant& accountant,
@@ -37,7 +48,7 @@ GaussianReleaseList group_gaussian_releases(const Accountant& accountant,
     GaussianReleaseGroup g;
     g.kind = classify_gaussian_release(e);
     g.sampling_rate = g.kind == GaussianRelease::plain ? 1.0 : e.sampling_rate;
-    g.noise_multiplier = e.noise_multiplier();
+    g.noise_multiplier = rounded_multiplier(e.noise_multiplier(), accountant.bound());
     g.count = e.count;
     bool merged = false;
     for (auto& h : out.groups) {

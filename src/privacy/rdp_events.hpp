@@ -34,10 +34,19 @@ struct GaussianReleaseList {
   std::vector<GaussianReleaseGroup> groups;          // in order of first appearance
 };
 
+// σ/Δ rounded to 32 significant bits (relative change < 2⁻³¹), towards the side that keeps the
+// bound certified: down for an upper bound (a smaller multiplier spends more), up otherwise.
+// The float-safe noise records multipliers that differ from the planned one by ~1e-12
+// (grid_noise.hpp); rounded, they are equal, so the releases of a run form one group and the
+// accountants' caches (numerical PLD powers, RDP values) serve the plan, the record and every
+// iteration's spend column alike.
+double rounded_multiplier(double noise_multiplier, BoundKind bound);
+
 // Validates every event (validate_event), throws ConfigError naming the first event `accountant`
 // cannot interpret, and throws ConfigError when the events mix neighbouring relations: a bound
 // for add/remove neighbours and one for substitute neighbours do not compose into a bound for
-// either. Events with equal kind, q and σ/Δ are merged (their counts added).
+// either. Events with equal kind, q and rounded σ/Δ (rounded_multiplier for the accountant's
+// bound) are merged (their counts added).
 GaussianReleaseList group_gaussian_releases(const Accountant& accountant,
                                             std::span<const PrivacyEvent> events);
 

@@ -88,11 +88,13 @@ double SpendMeter::epsilon(const EventLog& log) {
     const GaussianRelease kind = classify_gaussian_release(e);
     if (kind == GaussianRelease::unsupported) return std::numeric_limits<double>::infinity();
     const double q = kind == GaussianRelease::plain ? 1.0 : e.sampling_rate;
-    const auto key = std::make_tuple(static_cast<int>(kind), q, e.noise_multiplier(),
-                                     static_cast<int>(e.relation));
+    // Rounded down (a certified upper bound), so that a log whose multiplier moves by ~1e-12 as
+    // releases merge keeps hitting the cache.
+    const double z = rounded_multiplier(e.noise_multiplier(), BoundKind::upper_bound);
+    const auto key = std::make_tuple(static_cast<int>(kind), q, z, static_cast<int>(e.relation));
     auto it = curves_.find(key);
     if (it == curves_.end()) {
-      const GaussianReleaseGroup group{kind, q, e.noise_multiplier(), 1};
+      const GaussianReleaseGroup group{kind, q, z, 1};
       std::vector<double> curve(orders_.size());
       for (std::size_t i = 0; i < orders_.size(); ++i) {
         curve[i] = rdp_of_release(group, orders_[i]);

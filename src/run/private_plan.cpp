@@ -18,16 +18,22 @@ namespace dpmcmc {
 namespace {
 
 // The accountants to plan and report with: those named, or every certified upper bound that
-// interprets the events.
-std::vector<std::unique_ptr<Accountant>> accountants_for(std::span<const PrivacyEvent> events,
-                                                         const std::vector<std::string>& names,
-                                                         const AccountantOptions& options,
-                                                         bool upper_bounds_only) {
-  std::vector<std::unique_ptr<Accountant>> out;
+// interprets the events. With a memo, one instance per name and options is shared by the plan and
+// the report (a numerical PLD keeps the powers of the releases it composed).
+std::vector<std::shared_ptr<const Accountant>> accountants_for(
+    std::span<const PrivacyEvent> events, const std::vector<std::string>& names,
+    const AccountantOptions& options, bool upper_bounds_only, PlanMemo* memo) {
+  std::vector<std::shared_ptr<const Accountant>> out;
   const std::vector<std::string> chosen =
       names.empty() ? accountants_supporting(events, options) : names;
   for (const auto& name : chosen) {
-    auto acc = make_accountant(name, options);
+    const auto make = [&]() -> std::shared_ptr<const Accountant> {
+      return make_accountant(name, options);
+    };
+    auto acc = memo == nullptr
+                   ? make()
+                   : memo->accountants.get(
+                         nlohmann::json{{"name", name}, {"options", options}}.dump(), make);
     if (upper_bounds_only && acc->bound() != BoundKind::upper_bound) continue;
     out.push_back(std::move(acc));
   }
@@ -91,7 +97,7 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
   const double reserve = grid_releases > 0 ? std::ldexp(budget.delta, -10) : 0.0;
   plan.accountant_delta = budget.delta - reserve;
   const Budget accountant_budget{budget.epsilon, plan.accountant_delta};
-  const auto owned = accountants_for(plan.per_iteration, accountants, options, true);
+  const auto owned = accountants_for(plan.per_iteration, accountants, options, true, memo);
   if (owned.empty()) {
     throw ConfigError("no certified accountant can interpret this sampler's releases");
   }
@@ -195,16 +201,25 @@ nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& record
                               PlanMemo* memo) {
   using nlohmann::json;
   const auto scheduled = repeat_iterations(plan.per_iteration, plan.scheduled);
-  const auto all = accountants_for(scheduled, {}, plan.options, false);
+  const auto all = accountants_for(scheduled, {}, plan.options, false, memo);
   std::vector<const Accountant*> ptrs;
   for (const auto& a : all) ptrs.push_back(a.get());
+  // By default the report composes only the accountant that planned the run (issue 28: the
+  // others, numerical PLDs among them, can cost more than the sampling); accountants named with
+  // --accountants are all composed.
   const Accountant* exact =
       plan.accountants.empty() ? exact_upper_bound(ptrs, plan.per_iteration) : nullptr;
   json rows = json::array();
   for (const Accountant* acc : ptrs) {
     json row = {{"accountant", acc->name()}, {"bound", to_string(acc->bound())}};
-    if (exact != nullptr && acc != exact) {
-      row["skipped"] = skipped_for_exact(*exact);
+    if (plan.accountants.empty() && acc->name() != plan.tightest.best.accountant) {
+      row["skipped"] = exact != nullptr
+                           ? skipped_for_exact(*exact)
+                           : fmt::format(
+                                 "not run: the report composes the accountant that planned the run "
+                                 "({}); name others with --accountants, or compare them with "
+                                 "`dpmcmc account`",
+                                 plan.tightest.best.accountant);
       rows.push_back(row);
       continue;
     }

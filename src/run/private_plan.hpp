@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -46,6 +47,9 @@ struct PrivateRunPlan {
 struct PlanMemo {
   PureMemo<TightestPlan> plans;
   PureMemo<double> epsilons;
+  // Accountant instances by name and options, shared by plans and reports (their own caches,
+  // e.g. a numerical PLD's powers, then serve every composition of the same releases).
+  PureMemo<std::shared_ptr<const Accountant>> accountants;
 };
 
 // Plans with `accountants` (empty: every registered certified upper-bound accountant that

@@ -355,6 +355,13 @@ bool is_private_sampler(const std::string& sampler) {
 }
 
 SampleOutcome run_sample_job(const SampleSpec& spec) {
+  if (!spec.plan_memo) {
+    // One memo per job at least: the report's planned and recorded spends are usually the same
+    // composition, and the plan's accountants (with their caches) serve the report.
+    SampleSpec with_memo = spec;
+    with_memo.plan_memo = std::make_shared<PlanMemo>();
+    return run_sample_job(with_memo);
+  }
   if (spec.sampler == kReleaseOnceSampler) return run_release_once_job(spec);
   // A hyperparameter the sampler does not read would be ignored: refused instead, before the data
   // are loaded.

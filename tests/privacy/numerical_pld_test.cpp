@@ -11,6 +11,7 @@
 #include "privacy/numerical_pld_factory.hpp"
 #include "privacy/rdp.hpp"
 #include "privacy/rdp_accountant.hpp"
+#include "privacy/rdp_events.hpp"
 #include "test_events.hpp"
 
 namespace dpmcmc {
@@ -381,6 +382,36 @@ TEST(NumericalPldFactory, ReadsRegistryOptions) {
   EXPECT_THROW(numerical_pld_options(nlohmann::json{{"pld_interval", "small"}}), ConfigError);
   EXPECT_THROW(numerical_pld_options(nlohmann::json{{"pld_interval", -1}}), ConfigError);
   EXPECT_THROW(numerical_pld_options(nlohmann::json{{"pld_max_bins", -5}}), ConfigError);
+}
+
+}  // namespace
+}  // namespace dpmcmc
+
+namespace dpmcmc {
+namespace {
+
+// Multipliers are rounded to 32 significant bits towards the certified side, so releases whose
+// recorded σ/Δ differ by ~1e-12 (the float-safe noise) compose as one group: the same ε as the
+// rounded multiplier's composition, an upper bound that is never below the unrounded one's and a
+// lower bound never above it.
+TEST(NumericalPld, MultipliersRoundTowardsTheCertifiedSide) {
+  const double z = 1.2247448713915890;
+  const double down = rounded_multiplier(z, BoundKind::upper_bound);
+  const double up = rounded_multiplier(z, BoundKind::lower_bound);
+  EXPECT_LE(down, z);
+  EXPECT_GE(up, z);
+  EXPECT_LT((z - down) / z, std::ldexp(1.0, -31));
+  EXPECT_LT((up - z) / z, std::ldexp(1.0, -31));
+  EXPECT_EQ(rounded_multiplier(down, BoundKind::upper_bound), down);  // idempotent
+  const double near = z * (1.0 + 1e-12);
+  EXPECT_EQ(rounded_multiplier(near, BoundKind::upper_bound), down);
+  const NumericalPldAccountant upper(PldRounding::pessimistic);
+  const NumericalPldAccountant lower(PldRounding::optimistic);
+  const std::vector<PrivacyEvent> mixed{subsampled_event(Sampling::poisson, 0.01, z, 300),
+                                        subsampled_event(Sampling::poisson, 0.01, near, 200)};
+  const std::vector<PrivacyEvent> one{subsampled_event(Sampling::poisson, 0.01, down, 500)};
+  EXPECT_EQ(upper.compose(mixed)->epsilon(1e-6), upper.compose(one)->epsilon(1e-6));
+  EXPECT_LE(lower.compose(mixed)->epsilon(1e-6), upper.compose(mixed)->epsilon(1e-6));
 }
 
 }  // namespace
