@@ -41,8 +41,9 @@ CanonicalRows records_of(const LedgerArgs& a) {
   if (a.data.empty() && a.data_text == nullptr) {
     throw UsageError(fmt::format("ledger {}: --data: expected the dataset's CSV file", a.action));
   }
-  const std::string text = a.data_text != nullptr ? *a.data_text : read_file_bytes(a.data);
-  return canonical_rows_hash(text, a.data.empty() ? std::string("data") : a.data);
+  if (a.data_text != nullptr)
+    return canonical_rows_hash(*a.data_text, a.data.empty() ? std::string("data") : a.data);
+  return canonical_file_hash(a.data);
 }
 
 std::string number(const nlohmann::json& x) {
@@ -158,9 +159,10 @@ void add_ledger_options(CLI::App* cmd, LedgerArgs* a) {
                   "$XDG_DATA_HOME/dpmcmc/ledger.sqlite, else ~/.local/share/dpmcmc/ledger.sqlite)")
       ->type_name("PATH");
   cmd->add_option("--data", a->data,
-                  "init: the private dataset's CSV file; show: only this dataset. It is known by "
-                  "a hash of its records in canonical order, so shuffled rows, reordered columns "
-                  "or numbers written differently are the same dataset")
+                  "init: the private dataset's CSV or .npy file; show: only this dataset. It is "
+                  "known by a hash of its records in canonical order, so shuffled rows, reordered "
+                  "columns or numbers written differently are the same dataset (a .npy array's "
+                  "columns are named x1, x2, …)")
       ->type_name("FILE");
   cmd->add_option("--epsilon", a->epsilon, "init: the total ε of every run on the dataset");
   cmd->add_option("--delta", a->delta, "init: the total δ of every run on the dataset");

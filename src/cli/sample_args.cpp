@@ -187,7 +187,8 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
                      kReleaseOnceSampler))
       ->capture_default_str();
   cmd.add_option("--data", a.data,
-                 "CSV data file (header + numeric rows; with --schema any named columns); "
+                 "CSV data file (header + numeric rows; with --schema any named columns), or "
+                 "for a preset a float64 .npy array (numpy.save; columns in the preset's order); "
                  "default: the preset's synthetic data");
   cmd.add_option("--schema", a.schema,
                  "Public JSON schema of --data (roles, types, bounds; docs/user-guide.md): "

@@ -4,6 +4,7 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +13,8 @@
 
 #include "core/error.hpp"
 #include "data/csv_records.hpp"
+#include "data/file_bytes.hpp"
+#include "data/npy_reader.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -43,8 +46,9 @@ class Hasher {
   }
   void text(const std::string& s) {
     word(s.size());
-    crypto_generichash_update(&state_, reinterpret_cast<const unsigned char*>(s.data()), s.size());
+    bytes(reinterpret_cast<const unsigned char*>(s.data()), s.size());
   }
+  void bytes(const unsigned char* p, std::size_t n) { crypto_generichash_update(&state_, p, n); }
   std::string hex() {
     unsigned char out[crypto_generichash_BYTES];
     crypto_generichash_final(&state_, out, sizeof out);
@@ -78,33 +82,87 @@ std::string without_comment_lines(std::string_view text) {
   return out;
 }
 
+// The columns' order by name.
+std::vector<std::size_t> by_name(const std::vector<std::string>& header) {
+  std::vector<std::size_t> order(header.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(),
+            [&header](std::size_t a, std::size_t b) { return header[a] < header[b]; });
+  return order;
+}
+
+// One row's 128-bit digest: its canonical cells, length-prefixed. Rows are kept as digests, not
+// text, so hashing a large table costs 16 bytes per row (a table of strings cost ~10× the data).
+using RowDigest = std::array<unsigned char, 16>;
+
+class RowHasher {
+ public:
+  RowHasher() {
+    if (sodium_init() < 0) throw SoftwareError("libsodium failed to initialise");
+  }
+  void cell(const std::string& text) {
+    const std::uint64_t n = text.size();
+    for (int i = 0; i < 8; ++i) buffer_.push_back(static_cast<char>(n >> (8 * i)));
+    buffer_ += text;
+  }
+  RowDigest finish() {
+    RowDigest d;
+    crypto_generichash(d.data(), d.size(), reinterpret_cast<const unsigned char*>(buffer_.data()),
+                       buffer_.size(), nullptr, 0);
+    buffer_.clear();
+    return d;
+  }
+
+ private:
+  std::string buffer_;
+};
+
+// The hash of a table from its column names (in `order`) and its rows' digests, sorted here:
+// the same multiset of rows gives the same hash in any order.
+CanonicalRows hash_table(const std::vector<std::string>& header,
+                         const std::vector<std::size_t>& order, std::vector<RowDigest> rows) {
+  std::sort(rows.begin(), rows.end());
+  Hasher h;
+  h.word(rows.size());
+  h.word(order.size());
+  for (std::size_t j : order) h.text(header[j]);
+  for (const auto& row : rows) h.bytes(row.data(), row.size());
+  return {h.hex(), rows.size(), order.size()};
+}
+
 }  // namespace
 
 CanonicalRows canonical_rows_hash(std::string_view text, const std::string& source) {
   const std::string kept = without_comment_lines(text);
   CsvRecords records(kept, source);
   const auto& header = records.header();
-  std::vector<std::size_t> order(header.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(),
-            [&header](std::size_t a, std::size_t b) { return header[a] < header[b]; });
-  std::vector<std::vector<std::string>> rows;
+  const std::vector<std::size_t> order = by_name(header);
+  std::vector<RowDigest> rows;
   std::vector<std::string> cells;
+  RowHasher row;
   while (records.next(cells)) {
-    std::vector<std::string> row;
-    row.reserve(order.size());
-    for (std::size_t j : order) row.push_back(canonical_cell(cells[j]));
-    rows.push_back(std::move(row));
+    for (std::size_t j : order) row.cell(canonical_cell(cells[j]));
+    rows.push_back(row.finish());
   }
-  std::sort(rows.begin(), rows.end());
-  Hasher h;
-  h.word(rows.size());
-  h.word(order.size());
-  for (std::size_t j : order) h.text(header[j]);
-  for (const auto& row : rows) {
-    for (const auto& cell : row) h.text(cell);
+  return hash_table(header, order, std::move(rows));
+}
+
+CanonicalRows canonical_rows_hash(const Dataset& data) {
+  const std::vector<std::size_t> order = by_name(data.columns);
+  std::vector<RowDigest> rows(data.rows());
+  RowHasher row;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t j : order)
+      row.cell(
+          fmt::format("{}", data.x(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j))));
+    rows[i] = row.finish();
   }
-  return {h.hex(), rows.size(), order.size()};
+  return hash_table(data.columns, order, std::move(rows));
+}
+
+CanonicalRows canonical_file_hash(const std::filesystem::path& path) {
+  if (is_npy_file(path)) return canonical_rows_hash(load_npy(path));
+  return canonical_rows_hash(read_file_bytes(path), path.string());
 }
 
 }  // namespace dpmcmc

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "data/npy_reader.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -135,6 +136,12 @@ UserModel make_user_model(const UserModelSpec& spec) {
                                 : load_schema(spec.schema_file);
   // The family and the schema are checked before the private rows are read.
   check_target(parse_glm_family(spec.family), schema.target(), schema.source);
+  // The schema names its columns; a .npy array has none (data/npy_reader.hpp).
+  if (!spec.data_text && is_npy_file(spec.data_file))
+    throw UsageError(fmt::format(
+        "--data {}: a .npy array has no column names for the schema to refer to; with --schema "
+        "give a CSV file with a header (a preset reads .npy files)",
+        spec.data_file.string()));
   auto design = std::make_shared<const Design>(
       spec.data_text ? parse_design(*spec.data_text, spec.data_file.string(), schema)
                      : load_design(spec.data_file, schema));

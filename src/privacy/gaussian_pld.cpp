@@ -69,34 +69,19 @@ double gaussian_pld_mu(std::span<const PrivacyEvent> events) {
   return gaussian_half_inverse_square_sum(events);
 }
 
-namespace {
-
-// log δ(ε) and its second term log(e^ε Φ(−s/2 − ε/s)), which is log(−dδ/dε): the hockey-stick
-// curve's slope, so d log δ / dε = −exp(second − log δ). μ in (0, ∞), ε finite.
-struct LogDelta {
-  double value, second;
-};
-
-LogDelta log_delta_and_second(double mu, double epsilon) {
-  const double s = std::sqrt(2.0 * mu);
-  const double x = epsilon / s - 0.5 * s;  // Φ(s/2 − ε/s) = Φ(−x)
-  const double log_first = log_normal_cdf(-x);
-  const double log_second = epsilon + log_normal_cdf(-x - s);
-  if (log_second - log_first < kDirectMaxLogRatio)
-    return {log_sub_exp(log_first, log_second), log_second};
-  // δ = φ(x) · ∫₀^∞ e^{−u²/2 − xu}(1 − e^{−su}) du (Mills-ratio form, see the header).
-  return {-0.5 * x * x - kLogSqrt2Pi + log_mills_difference(x, s), log_second};
-}
-
-}  // namespace
-
 double gaussian_pld_log_delta(double mu, double epsilon) {
   check_mu(mu);
   if (!(epsilon >= 0.0))
     throw ConfigError(fmt::format("Gaussian PLD: ε must be ≥ 0, got {}", epsilon));
   if (mu == 0.0 || epsilon == kInf) return -kInf;
   if (mu == kInf) return 0.0;
-  return log_delta_and_second(mu, epsilon).value;
+  const double s = std::sqrt(2.0 * mu);
+  const double x = epsilon / s - 0.5 * s;  // Φ(s/2 − ε/s) = Φ(−x)
+  const double log_first = log_normal_cdf(-x);
+  const double log_second = epsilon + log_normal_cdf(-x - s);
+  if (log_second - log_first < kDirectMaxLogRatio) return log_sub_exp(log_first, log_second);
+  // δ = φ(x) · ∫₀^∞ e^{−u²/2 − xu}(1 − e^{−su}) du (Mills-ratio form, see the header).
+  return -0.5 * x * x - kLogSqrt2Pi + log_mills_difference(x, s);
 }
 
 double gaussian_pld_delta(double mu, double epsilon) {
@@ -127,32 +112,6 @@ double gaussian_pld_epsilon(double mu, double delta) {
       f, 0.0, hi, f0, fhi, boost::math::tools::eps_tolerance<double>(48), max_iter);
   // f is decreasing: the upper end of the bracket satisfies δ(ε) ≤ δ.
   return root.second;
-}
-
-double gaussian_pld_epsilon_from(double mu, double delta, double below) {
-  check_mu(mu);
-  check_delta(delta, "Gaussian PLD ε(δ)");
-  if (!(below > 0.0) || !std::isfinite(below) || !std::isfinite(mu) || mu == 0.0)
-    return gaussian_pld_epsilon(mu, delta);
-  // Newton's method on f(ε) = log δ(ε) − log δ, which is decreasing, with the exact slope
-  // f'(ε) = −exp(second − log δ(ε)). From `below` (f ≥ 0 when it is ≤ the root) the first step
-  // lands at or beyond the root and later steps approach it; the loop ends only at a point where
-  // f ≤ 0 (the budget holds) after a step below 2⁻⁴⁴ relative, else the bracketing solver
-  // decides.
-  const double target = std::log(delta);
-  double e = below;
-  for (int i = 0; i < 30; ++i) {
-    const LogDelta d = log_delta_and_second(mu, e);
-    const double f = d.value - target;
-    if (!std::isfinite(d.value) || !std::isfinite(d.second)) break;
-    const double slope = -std::exp(d.second - d.value);
-    if (!(slope < 0.0)) break;
-    const double next = std::max(0.0, e - f / slope);
-    if (f <= 0.0 && std::abs(next - e) <= 0x1p-44 * e)
-      return e;
-    e = next;
-  }
-  return gaussian_pld_epsilon(mu, delta);
 }
 
 double gaussian_pld_max_mu(double epsilon, double delta) {

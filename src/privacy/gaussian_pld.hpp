@@ -36,11 +36,6 @@ double gaussian_pld_delta(double mu, double epsilon);
 // The smallest ε ≥ 0 with δ(ε) ≤ δ, δ ∈ (0, 1): root of log δ(ε) = log δ (TOMS 748), returned on
 // the side where δ(ε) ≤ δ. Relative accuracy ~1e-14.
 double gaussian_pld_epsilon(double mu, double delta);
-// The same root by Newton's method started at `below`, an ε known to be at most the root (e.g.
-// the root at a smaller μ: ε(δ) grows with μ). Returns a point where δ(ε) ≤ δ within 2⁻⁴⁴
-// relative of the root, or falls back to gaussian_pld_epsilon; several times faster from a close start (the
-// per-iteration spend column, privacy/spend_meter.hpp).
-double gaussian_pld_epsilon_from(double mu, double delta, double below);
 // The largest μ with δ(ε; μ) ≤ δ (δ is increasing in μ): the total "Gaussian budget" that a
 // given (ε, δ) allows. Returned on the side where the budget holds; 0 if no μ > 1e-300 does.
 double gaussian_pld_max_mu(double epsilon, double delta);

@@ -279,8 +279,8 @@ TightestPlan plan_iterations_tightest(const Budget& budget,
   check_template(per_iteration);
   TightestPlan result;
   const AccountantAttempt* best = nullptr;
-  const Accountant* exact = options.stop_at_exact ? exact_upper_bound(accountants, per_iteration)
-                                                  : nullptr;
+  const Accountant* exact =
+      options.stop_at_exact ? exact_upper_bound(accountants, per_iteration) : nullptr;
   for (const Accountant* accountant : accountants) {
     AccountantAttempt attempt;
     attempt.accountant = accountant->name();

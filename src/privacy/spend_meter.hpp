@@ -42,8 +42,6 @@ class SpendMeter {
 
  private:
   double delta_;
-  // The last plain-Gaussian evaluation (a start for the next one).
-  double last_mu_ = 0.0, last_epsilon_ = 0.0;
   // RDP per order of one release, keyed by (kind, q, σ/Δ, relation).
   std::map<std::tuple<int, double, double, int>, std::vector<double>> curves_;
   std::vector<double> orders_;

@@ -15,16 +15,20 @@
 namespace dpmcmc {
 namespace {
 
-// The CSV text of the caller's rows and the name it goes by; nullopt for a preset's public data
-// or a library caller's custom model (no records to identify).
-std::optional<std::pair<std::string, std::string>> callers_records(const SampleSpec& spec) {
-  if (spec.user_model) {
-    const auto& u = *spec.user_model;
-    if (u.data_text) return std::pair{*u.data_text, u.data_file.string()};
-    return std::pair{read_file_bytes(u.data_file), u.data_file.string()};
-  }
-  if (spec.data_file) return std::pair{read_file_bytes(*spec.data_file), spec.data_file->string()};
+// The name the caller's rows go by; nullopt for a preset's public data or a library caller's
+// custom model (no records to identify).
+std::optional<std::string> callers_records(const SampleSpec& spec) {
+  if (spec.user_model) return spec.user_model->data_file.string();
+  if (spec.data_file) return spec.data_file->string();
   return std::nullopt;
+}
+
+// The identity of the caller's rows: read and hashed only once a ledger is to be consulted
+// (hashing reads the file again; issue 28 found it costly on large data).
+CanonicalRows callers_hash(const SampleSpec& spec) {
+  if (spec.user_model && spec.user_model->data_text)
+    return canonical_rows_hash(*spec.user_model->data_text, spec.user_model->data_file.string());
+  return canonical_file_hash(spec.user_model ? spec.user_model->data_file : *spec.data_file);
 }
 
 std::filesystem::path reservation_file(const std::filesystem::path& checkpoints) {
@@ -77,7 +81,7 @@ LedgerEntry LedgerEntry::open(const SampleSpec& spec, const PrivateRunPlan& plan
     return entry;
   }
   Ledger ledger(entry.ledger_, false);  // NoInputError (66) when a named ledger is gone
-  const CanonicalRows rows = canonical_rows_hash(records->first, records->second);
+  const CanonicalRows rows = callers_hash(spec);
   const auto dataset = ledger.find_dataset(rows.hash);
   if (!dataset) {
     if (saved) {
@@ -88,7 +92,7 @@ LedgerEntry LedgerEntry::open(const SampleSpec& spec, const PrivateRunPlan& plan
     entry.json_["note"] = fmt::format(
         "dataset not registered in the budget ledger {}: its spend is not tracked across runs "
         "(`dpmcmc ledger init --data {}` registers it)",
-        entry.ledger_.string(), records->second);
+        entry.ledger_.string(), *records);
     return entry;
   }
   entry.json_["dataset"] = {{"hash", rows.hash}, {"label", dataset->label}};

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "data/csv_loader.hpp"
+#include "data/npy_reader.hpp"
 #include "io/run_report.hpp"
 #include "models/expfam_model.hpp"
 #include "models/user_model.hpp"
@@ -83,7 +84,9 @@ JobData job_data(const SampleSpec& spec, const Preset& preset, const Model& mode
     CsvOptions options;
     options.expected_columns = preset.data_columns();
     options.model_name = preset.name;
-    return {load_csv(*spec.data_file, options), spec.data_file->string()};
+    return {is_npy_file(*spec.data_file) ? load_npy(*spec.data_file, options)
+                                         : load_csv(*spec.data_file, options),
+            spec.data_file->string()};
   }
   JobData d;
   d.data = simulate_preset(preset, model, data_seed, spec.n);

@@ -102,6 +102,10 @@ TEST(CliPrivateSample, BatchSamplingOfDpSgld) {
     // Recorded = planned: the float-safe noise's σ/Δ exceeds the planned multiplier by < 1e-12
     // relative, which moves the numerical PLD's discretised bounds by ~1e-9 relative.
     for (const auto& row : privacy["accountants"]) {
+      if (row["accountant"] != privacy["planned_by"]) {
+        EXPECT_TRUE(row.contains("skipped")) << row.dump();  // composed on request only
+        continue;
+      }
       EXPECT_NEAR(row["recorded_epsilon"].get<double>(), row["planned_epsilon"].get<double>(),
                   1e-8 * row["planned_epsilon"].get<double>())
           << scheme << " " << row["accountant"];

@@ -48,6 +48,7 @@ TEST(ThesisPenalty, FlatBananaMovesTowardThePosteriorAtEpsilon6) {
     EXPECT_LT(out.mmd->mmd, start_mmd) << sampler;
     // Recorded spend = planned, and within the budget, by the planning accountant.
     for (const auto& row : out.report["privacy"]["accountants"]) {
+      if (row.contains("skipped")) continue;  // only the planning accountant is composed
       EXPECT_NEAR(row["recorded_epsilon"].get<double>(), row["planned_epsilon"].get<double>(),
                   1e-9 * row["planned_epsilon"].get<double>());
     }
