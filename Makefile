@@ -6,7 +6,7 @@ SAN_BUILD ?= build-sanitize
 JOBS ?= $(shell nproc)
 OUT ?= out/run
 
-.PHONY: all deps configure build run test python-test test-long test-sanitize bench bench-rstan format clean
+.PHONY: all deps configure build run test python-test test-long test-sanitize bench bench-rstan bench-whole bench-peers format clean
 
 all: build
 
@@ -50,6 +50,19 @@ bench: build
 bench-rstan: build
 	@bash scripts/install-deps.sh r-base-dev r-cran-rstan
 	bash bench/rstan/compare.sh $(BUILD) out/bench-rstan
+
+# Whole process against its sampling phase for every sampler at n = 10^5 and 10^6 (issue 28;
+# docs/benchmarks.md). About 5 minutes.
+bench-whole: build
+	python3 bench/whole_process.py $(BUILD)/dpmcmc --n 100000 1000000
+
+# The numerical PLD against Google's dp_accounting, side by side (docs/benchmarks.md). Its public
+# source is cloned into out/peers (never vendored); its Python dependencies come from Debian.
+DP_ACCOUNTING_REPO ?= https://github.com/google/differential-privacy
+bench-peers: build
+	@bash scripts/install-deps.sh python3-scipy python3-mpmath python3-absl python3-attr
+	@test -d out/peers/differential-privacy || git clone -q --depth 1 $(DP_ACCOUNTING_REPO) out/peers/differential-privacy
+	/usr/bin/python3 bench/peers/pld_vs_dp_accounting.py $(BUILD)/dpmcmc out/peers/differential-privacy/python/dp_accounting
 
 format:
 	@clang-format -i $$(git ls-files '*.cpp' '*.hpp')
