@@ -17,6 +17,7 @@
 #include "data/file_bytes.hpp"
 #include "ledger/cross_run_spend.hpp"
 #include "ledger/ledger.hpp"
+#include "models/presets.hpp"
 #include "privacy/budget.hpp"
 
 namespace dpmcmc::cli {
@@ -24,7 +25,7 @@ namespace {
 
 struct LedgerArgs {
   std::string action;  // init, show or export
-  std::string ledger, data, label, composition = "gaussian";
+  std::string ledger, data, label, composition = "gaussian", model;
   std::optional<double> epsilon, delta;
   bool json = false;
   // In-process callers (the Python module): the CSV text standing in for --data, and where the
@@ -43,7 +44,8 @@ CanonicalRows records_of(const LedgerArgs& a) {
   }
   if (a.data_text != nullptr)
     return canonical_rows_hash(*a.data_text, a.data.empty() ? std::string("data") : a.data);
-  return canonical_file_hash(a.data);
+  return canonical_file_hash(
+      a.data, a.model.empty() ? std::vector<std::string>{} : find_preset(a.model).data_columns());
 }
 
 std::string number(const nlohmann::json& x) {
@@ -142,6 +144,7 @@ void refuse_unused_options(const CLI::App& cmd, const std::string& action) {
       refuse(option, "applies to init only (a dataset's budget is set once)");
   }
   if (action == "export") refuse("--data", "does not apply: export writes every dataset");
+  if (action == "export") refuse("--model", "does not apply: export writes every dataset");
   if (action != "show") refuse("--json", "applies to show only (export always writes JSON)");
 }
 
@@ -162,8 +165,12 @@ void add_ledger_options(CLI::App* cmd, LedgerArgs* a) {
                   "init: the private dataset's CSV or .npy file; show: only this dataset. It is "
                   "known by a hash of its records in canonical order, so shuffled rows, reordered "
                   "columns or numbers written differently are the same dataset (a .npy array's "
-                  "columns are named x1, x2, …)")
+                  "columns are named by --model's data columns)")
       ->type_name("FILE");
+  cmd->add_option("--model", a->model,
+                  "With a .npy --data: the preset whose data columns name the array's columns "
+                  "(as `sample --model PRESET --data FILE.npy` reads it)")
+      ->type_name("PRESET");
   cmd->add_option("--epsilon", a->epsilon, "init: the total ε of every run on the dataset");
   cmd->add_option("--delta", a->delta, "init: the total δ of every run on the dataset");
   cmd->add_option("--label", a->label, "init: a name for the dataset (default: the file's name)");

@@ -4,7 +4,6 @@
 #include <sodium.h>
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -44,11 +43,10 @@ class Hasher {
     for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(w >> (8 * i));
     crypto_generichash_update(&state_, bytes, sizeof bytes);
   }
-  void text(const std::string& s) {
+  void text(std::string_view s) {
     word(s.size());
-    bytes(reinterpret_cast<const unsigned char*>(s.data()), s.size());
+    crypto_generichash_update(&state_, reinterpret_cast<const unsigned char*>(s.data()), s.size());
   }
-  void bytes(const unsigned char* p, std::size_t n) { crypto_generichash_update(&state_, p, n); }
   std::string hex() {
     unsigned char out[crypto_generichash_BYTES];
     crypto_generichash_final(&state_, out, sizeof out);
@@ -91,42 +89,32 @@ std::vector<std::size_t> by_name(const std::vector<std::string>& header) {
   return order;
 }
 
-// One row's 128-bit digest: its canonical cells, length-prefixed. Rows are kept as digests, not
-// text, so hashing a large table costs 16 bytes per row (a table of strings cost ~10× the data).
-using RowDigest = std::array<unsigned char, 16>;
+// A row's canonical cells joined by '\0': std::string compares bytes as unsigned char, so with
+// '\0' below every other byte the joined rows sort exactly as the vectors of their cells would,
+// and the hash (of the cells, length-prefixed, rows in that order) is the one the ledger has
+// always used, at one string per row instead of a vector of strings.
+void append_cell(std::string& row, const std::string& cell, bool first) {
+  if (!first) row.push_back('\0');
+  row += cell;
+}
 
-class RowHasher {
- public:
-  RowHasher() {
-    if (sodium_init() < 0) throw SoftwareError("libsodium failed to initialise");
-  }
-  void cell(const std::string& text) {
-    const std::uint64_t n = text.size();
-    for (int i = 0; i < 8; ++i) buffer_.push_back(static_cast<char>(n >> (8 * i)));
-    buffer_ += text;
-  }
-  RowDigest finish() {
-    RowDigest d;
-    crypto_generichash(d.data(), d.size(), reinterpret_cast<const unsigned char*>(buffer_.data()),
-                       buffer_.size(), nullptr, 0);
-    buffer_.clear();
-    return d;
-  }
-
- private:
-  std::string buffer_;
-};
-
-// The hash of a table from its column names (in `order`) and its rows' digests, sorted here:
-// the same multiset of rows gives the same hash in any order.
+// The hash of a table from its column names (in `order`) and its joined rows, sorted here: the
+// same multiset of rows gives the same hash in any order.
 CanonicalRows hash_table(const std::vector<std::string>& header,
-                         const std::vector<std::size_t>& order, std::vector<RowDigest> rows) {
+                         const std::vector<std::size_t>& order, std::vector<std::string> rows) {
   std::sort(rows.begin(), rows.end());
   Hasher h;
   h.word(rows.size());
   h.word(order.size());
   for (std::size_t j : order) h.text(header[j]);
-  for (const auto& row : rows) h.bytes(row.data(), row.size());
+  for (const auto& row : rows) {
+    std::size_t start = 0;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const std::size_t end = k + 1 == order.size() ? row.size() : row.find('\0', start);
+      h.text(std::string_view(row).substr(start, end - start));
+      start = end + 1;
+    }
+  }
   return {h.hex(), rows.size(), order.size()};
 }
 
@@ -137,31 +125,49 @@ CanonicalRows canonical_rows_hash(std::string_view text, const std::string& sour
   CsvRecords records(kept, source);
   const auto& header = records.header();
   const std::vector<std::size_t> order = by_name(header);
-  std::vector<RowDigest> rows;
+  std::vector<std::string> rows;
   std::vector<std::string> cells;
-  RowHasher row;
   while (records.next(cells)) {
-    for (std::size_t j : order) row.cell(canonical_cell(cells[j]));
-    rows.push_back(row.finish());
+    std::string row;
+    for (std::size_t j : order) {
+      const bool first = j == order.front();
+      // A cell holding '\0' would break the join: such a table keeps its cells apart by
+      // replacing the byte (the records are then still told apart from tables without it).
+      std::string cell = canonical_cell(cells[j]);
+      std::replace(cell.begin(), cell.end(), '\0', '\x01');
+      append_cell(row, cell, first);
+    }
+    rows.push_back(std::move(row));
   }
   return hash_table(header, order, std::move(rows));
 }
 
 CanonicalRows canonical_rows_hash(const Dataset& data) {
   const std::vector<std::size_t> order = by_name(data.columns);
-  std::vector<RowDigest> rows(data.rows());
-  RowHasher row;
+  std::vector<std::string> rows(data.rows());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (std::size_t j : order)
-      row.cell(
-          fmt::format("{}", data.x(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j))));
-    rows[i] = row.finish();
+      append_cell(
+          rows[i],
+          fmt::format("{}", data.x(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j))),
+          j == order.front());
   }
   return hash_table(data.columns, order, std::move(rows));
 }
 
-CanonicalRows canonical_file_hash(const std::filesystem::path& path) {
-  if (is_npy_file(path)) return canonical_rows_hash(load_npy(path));
+CanonicalRows canonical_file_hash(const std::filesystem::path& path,
+                                  const std::vector<std::string>& npy_columns) {
+  if (is_npy_file(path)) {
+    if (npy_columns.empty())
+      throw UsageError(fmt::format(
+          "{}: a .npy array has no column names; give --model PRESET (its data columns name the "
+          "array's columns, as `sample` reads it)",
+          path.string()));
+    CsvOptions names;
+    names.expected_columns = npy_columns;
+    names.model_name = "the ledger";
+    return canonical_rows_hash(load_npy(path, names));
+  }
   return canonical_rows_hash(read_file_bytes(path), path.string());
 }
 

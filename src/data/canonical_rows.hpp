@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "data/dataset.hpp"
 
@@ -21,18 +22,18 @@ struct CanonicalRows {
 
 // Hash of the CSV table `text` (data/csv_records.hpp's dialect; `source` names it in errors) in
 // canonical form: columns in order of their header names, each cell that reads completely as a
-// finite number replaced by the shortest text that reads back to the same double, every name and
-// cell length-prefixed; each row is reduced to a 128-bit BLAKE2b digest and the digests are
-// sorted (the multiset of rows, 16 bytes of memory per row). DataError (65) as CsvRecords raises
-// it.
+// finite number replaced by the shortest text that reads back to the same double, the rows
+// sorted, every name and cell length-prefixed. DataError (65) as CsvRecords raises it.
 CanonicalRows canonical_rows_hash(std::string_view text, const std::string& source);
 
 // The same hash of rows held as numbers (every cell finite): equal to the CSV text's hash when
 // the text holds the same values under the same column names.
 CanonicalRows canonical_rows_hash(const Dataset& data);
 
-// The hash of a data file: a .npy array (its columns named x1, …, xd, as load_npy names them
-// without a model) or CSV text.
-CanonicalRows canonical_file_hash(const std::filesystem::path& path);
+// The hash of a data file: CSV text, or a .npy array whose columns are named `npy_columns` (a
+// preset's data columns, as `sample` reads the array), so that the same values under the same
+// names are one dataset in either format. UsageError for a .npy file without names.
+CanonicalRows canonical_file_hash(const std::filesystem::path& path,
+                                  const std::vector<std::string>& npy_columns = {});
 
 }  // namespace dpmcmc

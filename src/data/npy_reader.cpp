@@ -190,20 +190,26 @@ Dataset load_npy(const std::filesystem::path& path, const CsvOptions& options) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     throw NoInputError(fmt::format("input file '{}' does not exist", path.string()));
-  if (std::filesystem::is_directory(path, ec))
-    throw NoInputError(
-        fmt::format("input file '{}' is a directory, expected a file", path.string()));
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw NoInputError(fmt::format(
+        "input file '{}' is not a regular file (a .npy array is read by its size, so pipes and "
+        "devices are refused)",
+        path.string()));
   File file(std::fopen(path.c_str(), "rb"));
   if (!file)
     throw NoInputError(
         fmt::format("cannot open input file '{}': {}", path.string(), std::strerror(errno)));
   const NpyHeader h = read_header(file.get(), path);
   const std::size_t n = h.shape[0], d = h.shape[1];
-  if (n > std::numeric_limits<std::size_t>::max() / 8 / d)
-    bad(path, fmt::format("shape ({}, {}) overflows", n, d));
-  const std::size_t expected = h.data_offset + n * d * 8;
+  // The header's claim is checked against the file's size before anything is allocated.
   const auto size = std::filesystem::file_size(path, ec);
-  if (!ec && size != expected) {
+  if (ec)
+    throw NoInputError(
+        fmt::format("cannot read the size of input file '{}': {}", path.string(), ec.message()));
+  if (n > (std::numeric_limits<std::size_t>::max() - h.data_offset) / 8 / d)
+    bad(path, fmt::format("shape ({}, {}) is too large for any file", n, d));
+  const std::size_t expected = h.data_offset + n * d * 8;
+  if (size != expected) {
     bad(path, fmt::format("the header promises {} x {} values ({} bytes in all) but the file has "
                           "{} bytes ({})",
                           n, d, expected, size, size < expected ? "truncated" : "trailing data"));

@@ -99,6 +99,8 @@ std::vector<double> convolve(const std::vector<double>& a, const std::vector<dou
   fftw_execute_dft_c2r(plans.backward, fa, in);  // c2r overwrites its input; fa is not used again
   const double scale = 1.0 / static_cast<double>(N);
   for (std::size_t i = 0; i < n; ++i) out[i] = in[i] * scale;
+  // Arrays beyond 2²² doubles (32 MiB) are not kept for the thread's next convolution.
+  if (N > (std::size_t{1} << 22)) work = WorkArrays{};
   // Round-off (numerical_pld.hpp): a computed FFT of length N has relative ℓ2 error
   // ≤ η·log₂N with η ≈ 7u (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed.,
   // Theorem 24.2). With ‖FFT(a)‖_∞ ≤ ‖a‖₁ and Parseval, the two forward transforms, the product

@@ -52,7 +52,16 @@ RdpProfile::RdpProfile(std::vector<GaussianReleaseGroup> groups, RdpOptions opti
       grid_(options_.orders) {
   std::sort(grid_.begin(), grid_.end());
   grid_values_.reserve(grid_.size());
-  for (double a : grid_) grid_values_.push_back(rdp(a));
+  // The grid orders recur in every composition of the same releases: from the cache. (The
+  // refinement's real orders rarely recur and are computed afresh, so the cache stays small.)
+  for (double a : grid_) {
+    double total = 0.0;
+    for (const auto& g : groups_) {
+      total += static_cast<double>(g.count) * (cache_ ? cache_->get(g, a, options_.wor_bound)
+                                                      : rdp_of_release(g, a, options_.wor_bound));
+    }
+    grid_values_.push_back(total);
+  }
 }
 
 double RdpProfile::curve(double alpha) const {
@@ -66,8 +75,7 @@ double RdpProfile::curve(double alpha) const {
 double RdpProfile::rdp(double alpha) const {
   double total = 0.0;
   for (const auto& g : groups_) {
-    total += static_cast<double>(g.count) * (cache_ ? cache_->get(g, alpha, options_.wor_bound)
-                                                    : rdp_of_release(g, alpha, options_.wor_bound));
+    total += static_cast<double>(g.count) * rdp_of_release(g, alpha, options_.wor_bound);
   }
   return total;
 }

@@ -36,10 +36,10 @@ struct RdpOptions {
 double rdp_of_release(const GaussianReleaseGroup& group, double alpha,
                       WorRdpBound wor_bound = WorRdpBound::minimum);
 
-// RDP values of single releases by (kind, q, σ/Δ, bound, order), shared by the profiles one
-// accountant composes: a planner composes the same release at ~2 log₂ k counts, and the curve of
-// a subsampled release costs a series per order. Thread-safe; a hit returns what
-// rdp_of_release would.
+// RDP values of single releases at the grid orders by (kind, q, σ/Δ, bound, order), shared by
+// the profiles one accountant composes: a planner composes the same release at ~2 log₂ k
+// counts, and the curve of a subsampled release costs a series per order. Thread-safe; a hit
+// returns what rdp_of_release would.
 class RdpReleaseCache {
  public:
   double get(const GaussianReleaseGroup& group, double alpha, WorRdpBound wor_bound);

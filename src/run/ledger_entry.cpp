@@ -10,6 +10,7 @@
 #include "data/canonical_rows.hpp"
 #include "data/file_bytes.hpp"
 #include "ledger/ledger.hpp"
+#include "models/presets.hpp"
 #include "privacy/planner.hpp"
 
 namespace dpmcmc {
@@ -28,7 +29,9 @@ std::optional<std::string> callers_records(const SampleSpec& spec) {
 CanonicalRows callers_hash(const SampleSpec& spec) {
   if (spec.user_model && spec.user_model->data_text)
     return canonical_rows_hash(*spec.user_model->data_text, spec.user_model->data_file.string());
-  return canonical_file_hash(spec.user_model ? spec.user_model->data_file : *spec.data_file);
+  if (spec.user_model) return canonical_file_hash(spec.user_model->data_file);
+  // A preset's .npy array is named by the preset's columns, as the run read it.
+  return canonical_file_hash(*spec.data_file, find_preset(spec.preset).data_columns());
 }
 
 std::filesystem::path reservation_file(const std::filesystem::path& checkpoints) {

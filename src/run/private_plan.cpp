@@ -18,22 +18,20 @@ namespace dpmcmc {
 namespace {
 
 // The accountants to plan and report with: those named, or every certified upper bound that
-// interprets the events. With a memo, one instance per name and options is shared by the plan and
-// the report (a numerical PLD keeps the powers of the releases it composed).
+// interprets the events. An instance in `reuse` with the same name is taken instead of a new one
+// (the plan's, whose caches then serve the report).
 std::vector<std::shared_ptr<const Accountant>> accountants_for(
     std::span<const PrivacyEvent> events, const std::vector<std::string>& names,
-    const AccountantOptions& options, bool upper_bounds_only, PlanMemo* memo) {
+    const AccountantOptions& options, bool upper_bounds_only,
+    const std::vector<std::shared_ptr<const Accountant>>& reuse = {}) {
   std::vector<std::shared_ptr<const Accountant>> out;
   const std::vector<std::string> chosen =
       names.empty() ? accountants_supporting(events, options) : names;
   for (const auto& name : chosen) {
-    const auto make = [&]() -> std::shared_ptr<const Accountant> {
-      return make_accountant(name, options);
-    };
-    auto acc = memo == nullptr
-                   ? make()
-                   : memo->accountants.get(
-                         nlohmann::json{{"name", name}, {"options", options}}.dump(), make);
+    const auto it = std::find_if(reuse.begin(), reuse.end(),
+                                 [&name](const auto& a) { return a->name() == name; });
+    std::shared_ptr<const Accountant> acc =
+        it != reuse.end() ? *it : std::shared_ptr<const Accountant>(make_accountant(name, options));
     if (upper_bounds_only && acc->bound() != BoundKind::upper_bound) continue;
     out.push_back(std::move(acc));
   }
@@ -97,7 +95,8 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
   const double reserve = grid_releases > 0 ? std::ldexp(budget.delta, -10) : 0.0;
   plan.accountant_delta = budget.delta - reserve;
   const Budget accountant_budget{budget.epsilon, plan.accountant_delta};
-  const auto owned = accountants_for(plan.per_iteration, accountants, options, true, memo);
+  const auto owned = accountants_for(plan.per_iteration, accountants, options, true);
+  plan.instances = owned;
   if (owned.empty()) {
     throw ConfigError("no certified accountant can interpret this sampler's releases");
   }
@@ -110,6 +109,8 @@ PrivateRunPlan plan_private_run(const Budget& budget, std::vector<PrivacyEvent> 
   // Memoised when a memo is given; the attempts' timings are then those of the first computation.
   PlanOptions plan_options;
   plan_options.stop_at_exact = accountants.empty();
+  // The key tells the default (stop at an exact accountant) from the same names given.
+  names.push_back(plan_options.stop_at_exact ? "stop_at_exact" : "all_named");
   const auto compute = [&] {
     return plan_iterations_tightest(accountant_budget, plan.per_iteration, ptrs, plan_options);
   };
@@ -201,7 +202,7 @@ nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& record
                               PlanMemo* memo) {
   using nlohmann::json;
   const auto scheduled = repeat_iterations(plan.per_iteration, plan.scheduled);
-  const auto all = accountants_for(scheduled, {}, plan.options, false, memo);
+  const auto all = accountants_for(scheduled, {}, plan.options, false, plan.instances);
   std::vector<const Accountant*> ptrs;
   for (const auto& a : all) ptrs.push_back(a.get());
   // By default the report composes only the accountant that planned the run (issue 28: the
@@ -220,6 +221,12 @@ nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& record
                                  "({}); name others with --accountants, or compare them with "
                                  "`dpmcmc account`",
                                  plan.tightest.best.accountant);
+      rows.push_back(row);
+      continue;
+    }
+    if (!plan.accountants.empty() && std::find(plan.accountants.begin(), plan.accountants.end(),
+                                               acc->name()) == plan.accountants.end()) {
+      row["skipped"] = "not run: not named in --accountants";
       rows.push_back(row);
       continue;
     }

@@ -37,6 +37,10 @@ struct PrivateRunPlan {
   // The accountants the user named (--accountants); empty: every certified one, except that an
   // exact one (Accountant::exact) makes the others unnecessary, in the plan and in the report.
   std::vector<std::string> accountants;
+  // The accountant instances the plan was made with; the report composes with them, so their
+  // caches (a numerical PLD's powers, RDP values) serve it too. Per job: caches of large PLDs
+  // must not outlive the run (an experiment's memo would keep them for every cell).
+  std::vector<std::shared_ptr<const Accountant>> instances;
 };
 
 // Plans and composed ε memoised across the runs that repeat them: an experiment plans the same
@@ -47,9 +51,6 @@ struct PrivateRunPlan {
 struct PlanMemo {
   PureMemo<TightestPlan> plans;
   PureMemo<double> epsilons;
-  // Accountant instances by name and options, shared by plans and reports (their own caches,
-  // e.g. a numerical PLD's powers, then serve every composition of the same releases).
-  PureMemo<std::shared_ptr<const Accountant>> accountants;
 };
 
 // Plans with `accountants` (empty: every registered certified upper-bound accountant that

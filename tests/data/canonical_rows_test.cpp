@@ -62,3 +62,19 @@ TEST(CanonicalRows, MalformedCsvIsADataError) {
 
 }  // namespace
 }  // namespace dpmcmc
+
+namespace dpmcmc {
+namespace {
+
+// The hash the ledger has used since it was built (commit 07d014f computed these values): a
+// change of the algorithm would silently give every registered dataset a fresh budget.
+TEST(CanonicalRows, TheLedgersHashIsStable) {
+  EXPECT_EQ(hash(kTable), "d6a59072977cf25574864af8c8aaabaacc8dd3041224ed61741ea3dbeafef5f3");
+  EXPECT_EQ(hash("b,a\n,x\n1.0,\n+2,3e0\n-0.0,1e-320\n"),
+            "a8739b154428e77cf807690639a394ed831c172cebe9cc1efd368854a7f513b0");
+  EXPECT_EQ(hash("x.1,x.2\n1,2\n3,4\n5,6\n"),
+            "877d162070c91adaf9065112ed71edd8281c970de9368ecbe5287007ae854042");
+}
+
+}  // namespace
+}  // namespace dpmcmc

@@ -101,10 +101,14 @@ TEST(NpyReader, ColumnsTakeTheModelsNamesOrAreRefused) {
 TEST(NpyReader, TheSameValuesAreTheSameDatasetAsInCsv) {
   testing::TempDir dir;
   const auto file = dir.write("c.npy", npy(dict("<f8", false, "(3, 2)"), kRowMajor));
-  EXPECT_EQ(canonical_file_hash(file).hash,
-            canonical_rows_hash("x2,x1\n4,3\n2,1\n6.0,5\n", "t.csv").hash);
-  EXPECT_NE(canonical_file_hash(file).hash,
-            canonical_rows_hash("x1,x2\n1,2\n3,4\n5,7\n", "t").hash);
+  // Named as a preset's columns (the banana's x.1, x.2), as `sample` reads the array.
+  const std::vector<std::string> names{"x.1", "x.2"};
+  EXPECT_EQ(canonical_file_hash(file, names).hash,
+            canonical_rows_hash("x.2,x.1\n4,3\n2,1\n6.0,5\n", "t.csv").hash);
+  EXPECT_NE(canonical_file_hash(file, names).hash,
+            canonical_rows_hash("x.1,x.2\n1,2\n3,4\n5,7\n", "t").hash);
+  EXPECT_NE(canonical_file_hash(file, {"a", "b"}).hash, canonical_file_hash(file, names).hash);
+  EXPECT_THROW(canonical_file_hash(file), UsageError);  // no names: refused, not guessed
 }
 
 void expect_refused(const std::string& contents, const std::string& fragment) {
@@ -146,6 +150,27 @@ TEST(NpyReader, RecognisesTheExtension) {
   EXPECT_TRUE(is_npy_file("B.NPY"));
   EXPECT_FALSE(is_npy_file("b.csv"));
   EXPECT_FALSE(is_npy_file("npy"));
+}
+
+}  // namespace
+}  // namespace dpmcmc
+
+namespace dpmcmc {
+namespace {
+
+// A header's claims are checked against the file before anything is allocated.
+TEST(NpyReader, RefusesImpossibleShapesAndHugeHeaders) {
+  testing::TempDir dir;
+  const auto huge = dir.write("huge.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': "
+                                              "(999999999999999999, 999999999999999999), }",
+                                              {1, 2}));
+  EXPECT_THROW(load_npy(huge), DataError);
+  std::string big_header = "\x93NUMPY";
+  big_header += '\x02';
+  big_header += '\0';
+  big_header += std::string("\xff\xff\xff\x7f", 4);  // a 2 GiB header length
+  EXPECT_THROW(load_npy(dir.write("header.npy", big_header + "{")), DataError);
+  EXPECT_THROW(load_npy(dir.path()), NoInputError);  // a directory
 }
 
 }  // namespace

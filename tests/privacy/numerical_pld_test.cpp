@@ -411,7 +411,40 @@ TEST(NumericalPld, MultipliersRoundTowardsTheCertifiedSide) {
                                         subsampled_event(Sampling::poisson, 0.01, near, 200)};
   const std::vector<PrivacyEvent> one{subsampled_event(Sampling::poisson, 0.01, down, 500)};
   EXPECT_EQ(upper.compose(mixed)->epsilon(1e-6), upper.compose(one)->epsilon(1e-6));
+  // The lower bound rounds up: the mixed releases compose as 500 at the rounded-up multiplier.
+  const std::vector<PrivacyEvent> one_up{subsampled_event(Sampling::poisson, 0.01, up, 500)};
+  EXPECT_EQ(lower.compose(mixed)->epsilon(1e-6), lower.compose(one_up)->epsilon(1e-6));
   EXPECT_LE(lower.compose(mixed)->epsilon(1e-6), upper.compose(mixed)->epsilon(1e-6));
+}
+
+}  // namespace
+}  // namespace dpmcmc
+
+namespace dpmcmc {
+namespace {
+
+// The accountant's cached powers give bit for bit what a fresh accountant and self_compose give,
+// whatever it composed before (a plan evaluates many counts on one instance).
+TEST(NumericalPld, CachedPowersAreBitIdenticalWhateverTheHistory) {
+  const NumericalPldAccountant used(PldRounding::pessimistic);
+  for (const std::uint64_t k : {8u, 300u, 7u}) {
+    (void)used.compose(
+        std::vector<PrivacyEvent>{subsampled_event(Sampling::poisson, 0.01, 1.5, k)});
+  }
+  const NumericalPldAccountant fresh(PldRounding::pessimistic);
+  const std::vector<PrivacyEvent> five{subsampled_event(Sampling::poisson, 0.01, 1.5, 5)};
+  const auto a = used.compose_pld(five);
+  const auto b = fresh.compose_pld(five);
+  const NumericalPldOptions options;
+  const DiscretePld single =
+      subsampled_gaussian_pld(0.01, rounded_multiplier(1.5, BoundKind::upper_bound),
+                              PldDirection::remove, PldRounding::pessimistic, options);
+  const DiscretePld direct = self_compose(single, 5, options);
+  ASSERT_EQ(a->directions().front().pmf, b->directions().front().pmf);
+  EXPECT_EQ(a->directions().front().pmf, direct.pmf);
+  EXPECT_EQ(a->directions().front().min_index, direct.min_index);
+  EXPECT_EQ(a->directions().front().roundoff_mass, direct.roundoff_mass);
+  EXPECT_EQ(a->epsilon(1e-6), b->epsilon(1e-6));
 }
 
 }  // namespace

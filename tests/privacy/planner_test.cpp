@@ -1,5 +1,6 @@
 // The planner: largest iteration count, smallest noise, chain split, tightest accountant.
 #include "privacy/planner.hpp"
+#include "privacy/rdp_accountant.hpp"
 
 #include <gtest/gtest.h>
 
@@ -280,7 +281,16 @@ TEST(Planner, StopAtExactPlansWithTheExactAccountantAlone) {
   sub.mechanism = Mechanism::subsampled_gaussian;
   sub.sampling = Sampling::poisson;
   sub.sampling_rate = 0.01;
+  sub.relation = Neighbouring::add_remove;
   EXPECT_FALSE(pld.exact(std::vector<PrivacyEvent>{sub}));
+  // With stop_at_exact on such a template, nothing is skipped for exactness: RDP plans.
+  const RdpAccountant rdp;
+  const std::vector<const Accountant*> both{&pld, &rdp};
+  const auto subsampled =
+      plan_iterations_tightest({4.0, 1e-6}, std::vector<PrivacyEvent>{sub}, both, stop);
+  EXPECT_EQ(subsampled.best.accountant, "rdp");
+  EXPECT_EQ(subsampled.attempts[0].reason.find("is exact"), std::string::npos);
+  EXPECT_TRUE(subsampled.attempts[1].plan.has_value());
 }
 
 }  // namespace

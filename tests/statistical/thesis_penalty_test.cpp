@@ -47,11 +47,15 @@ TEST(ThesisPenalty, FlatBananaMovesTowardThePosteriorAtEpsilon6) {
     ::testing::Test::RecordProperty(sampler + "_start_mmd", std::to_string(start_mmd));
     EXPECT_LT(out.mmd->mmd, start_mmd) << sampler;
     // Recorded spend = planned, and within the budget, by the planning accountant.
+    int composed = 0;
     for (const auto& row : out.report["privacy"]["accountants"]) {
       if (row.contains("skipped")) continue;  // only the planning accountant is composed
+      ++composed;
+      EXPECT_EQ(row["accountant"], out.report["privacy"]["planned_by"]);
       EXPECT_NEAR(row["recorded_epsilon"].get<double>(), row["planned_epsilon"].get<double>(),
                   1e-9 * row["planned_epsilon"].get<double>());
     }
+    EXPECT_EQ(composed, 1) << sampler;
   }
 }
 
