@@ -77,25 +77,21 @@ void run(benchmark::State& state, const std::filesystem::path& file, Load load) 
   state.SetBytesProcessed(state.iterations() * bytes);
 }
 
+const Files& files_of(const benchmark::State& state) {
+  return files(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
+}
+
 void BM_CsvLoad(benchmark::State& state) {
-  const auto& f =
-      files(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
-  run(state, f.csv, [](const auto& p) { return load_csv(p); });
+  run(state, files_of(state).csv, [](const auto& p) { return load_csv(p); });
 }
 void BM_NpyLoadC(benchmark::State& state) {
-  const auto& f =
-      files(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
-  run(state, f.npy_c, [](const auto& p) { return load_npy(p); });
+  run(state, files_of(state).npy_c, [](const auto& p) { return load_npy(p); });
 }
 void BM_NpyLoadF(benchmark::State& state) {
-  const auto& f =
-      files(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
-  run(state, f.npy_f, [](const auto& p) { return load_npy(p); });
+  run(state, files_of(state).npy_f, [](const auto& p) { return load_npy(p); });
 }
 void BM_ReadBytes(benchmark::State& state) {
-  const auto& f =
-      files(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
-  run(state, f.csv, [](const auto& p) { return read_file_bytes(p); });
+  run(state, files_of(state).csv, [](const auto& p) { return read_file_bytes(p); });
 }
 
 BENCHMARK(BM_CsvLoad)->Args({1000000, 2})->Args({200000, 10})->Unit(benchmark::kMillisecond);
