@@ -345,12 +345,13 @@ def _ledger_args(action, ledger, data, X, y, schema):
 
 
 def ledger_init(data=None, *, epsilon, delta, X=None, y=None, schema=None, label=None,
-                composition=None, ledger=None):
+                composition=None, ledger=None, model=None):
     """Registers a private dataset in the budget ledger with its total budget across runs
     (``dpmcmc ledger init``) and returns the ledger's entry for it as a dict.
 
-    data      the dataset's CSV file; or X, y and schema for rows in memory, written as
+    data      the dataset's CSV or .npy file; or X, y and schema for rows in memory, written as
               ``sample`` writes them (the same rows are the same dataset either way)
+    model     with a .npy file: the preset whose data columns name the array's columns
     composition  "gaussian" (default: all runs' releases composed as Gaussian DP; plain
               Gaussian samplers only) or "basic" (any sampler; the runs' own epsilons added)
     ledger    the ledger file (default: $DPMCMC_LEDGER, else $XDG_DATA_HOME/dpmcmc/ledger.sqlite,
@@ -361,13 +362,14 @@ def ledger_init(data=None, *, epsilon, delta, X=None, y=None, schema=None, label
     """
     args, data_text = _ledger_args("init", ledger, data, X, y, schema)
     args += _option("epsilon", epsilon) + _option("delta", delta) + _option("label", label)
-    args += _option("composition", composition)
+    args += _option("composition", composition) + _option("model", model)
     return _call(_core.ledger, args, data_text)
 
 
-def ledger_show(data=None, *, ledger=None, X=None, y=None, schema=None):
+def ledger_show(data=None, *, ledger=None, X=None, y=None, schema=None, model=None):
     """The ledger's datasets (or only the one given), their runs and spend, as a dict."""
     args, data_text = _ledger_args("show", ledger, data, X, y, schema)
+    args += _option("model", model)
     return _call(_core.ledger, args, data_text)
 
 

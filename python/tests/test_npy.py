@@ -29,3 +29,21 @@ def test_npy_of_another_dtype_is_refused_with_the_conversion(tmp_path):
         assert "'<f4'" in str(e) and "dtype='<f8'" in str(e)
     else:
         raise AssertionError("a float32 array was accepted")
+
+
+def test_the_same_values_in_csv_and_npy_are_one_dataset_in_the_ledger(tmp_path):
+    """Registered from its CSV, the dataset is found when a run reads the .npy copy (named by
+    the preset's columns), so the run is tracked and counts against the same budget."""
+    rng = np.random.default_rng(8)
+    rows = np.column_stack([rng.normal(0, 4, 3000), rng.normal(3, 5, 3000)])
+    csv = tmp_path / "rows.csv"
+    np.savetxt(csv, rows, delimiter=",", header="x.1,x.2", comments="", fmt="%.17g")
+    npy = tmp_path / "rows.npy"
+    np.save(npy, rows)
+    ledger = tmp_path / "ledger.sqlite"
+    entry = dpmcmc.ledger_init(csv, epsilon=2.0, delta=1e-5, ledger=ledger)
+    shown = dpmcmc.ledger_show(npy, model="banana-tempered-2d", ledger=ledger)
+    assert shown["datasets"][0]["hash"] == entry["datasets"][0]["hash"]
+    fit = dpmcmc.sample("banana-tempered-2d", sampler="dp-penalty", data=npy, epsilon=1.0,
+                        delta=1e-6, chains=1, seed=2, ledger=ledger, out=tmp_path / "run")
+    assert fit.curator["budget_across_runs"]["tracked"]
