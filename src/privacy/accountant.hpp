@@ -4,7 +4,6 @@
 // an estimate.
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -54,15 +53,6 @@ class Accountant {
   // rounding on the safe side): then no certified upper bound can be below it, so a planner or a
   // report may skip the other accountants, some of which cost seconds (numerical PLDs).
   virtual bool exact(std::span<const PrivacyEvent> /*events*/) const { return false; }
-  // A cheap estimate of the largest number k ≤ cap of iterations of `per_iteration` whose
-  // composition spends at most budget.epsilon at budget.delta; 0 for none. The planner checks
-  // it with compose() at k and k + 1 and searches as usual if it is wrong, so a guess can only
-  // save time, never change a plan.
-  virtual std::uint64_t iterations_guess(double /*epsilon*/, double /*delta*/,
-                                         std::span<const PrivacyEvent> /*per_iteration*/,
-                                         std::uint64_t /*cap*/) const {
-    return 0;
-  }
 };
 
 }  // namespace dpmcmc

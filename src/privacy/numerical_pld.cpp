@@ -178,49 +178,6 @@ std::unique_ptr<NumericalPldProfile> NumericalPldAccountant::compose_pld(
   return std::make_unique<NumericalPldProfile>(std::move(composed), rounding_);
 }
 
-std::uint64_t NumericalPldAccountant::iterations_guess(double epsilon, double delta,
-                                                       std::span<const PrivacyEvent> per_iteration,
-                                                       std::uint64_t cap) const {
-  try {
-    // One iteration's PLD per direction, and its repeated squares T^(2^j).
-    std::vector<std::vector<DiscretePld>> squares;
-    const auto one = compose_pld(per_iteration);
-    for (const DiscretePld& t : one->directions()) squares.push_back({t});
-    const auto worst = [&](const std::vector<DiscretePld>& per_direction) {
-      double e = 0.0;
-      for (const auto& d : per_direction) e = std::max(e, d.epsilon(delta));
-      return e;
-    };
-    const auto level = [&](std::size_t j) {
-      std::vector<DiscretePld> v;
-      for (const auto& s : squares) v.push_back(s[j]);
-      return v;
-    };
-    if (!(worst(level(0)) <= epsilon)) return 0;
-    std::size_t top = 0;  // T^(2^top) fits
-    while (top < 62 && (std::uint64_t{2} << top) <= cap) {
-      for (auto& s : squares) s.push_back(dpmcmc::compose(s[top], s[top], options_));
-      if (!(worst(level(top + 1)) <= epsilon)) break;
-      ++top;
-    }
-    std::uint64_t k = std::uint64_t{1} << top;
-    std::vector<DiscretePld> product = level(top);
-    for (std::size_t j = top; j-- > 0;) {
-      if (k + (std::uint64_t{1} << j) > cap) continue;
-      std::vector<DiscretePld> candidate;
-      for (std::size_t d = 0; d < squares.size(); ++d)
-        candidate.push_back(dpmcmc::compose(product[d], squares[d][j], options_));
-      if (worst(candidate) <= epsilon) {
-        product = std::move(candidate);
-        k += std::uint64_t{1} << j;
-      }
-    }
-    return k;
-  } catch (const ConfigError&) {
-    return 0;  // e.g. a composition beyond max_bins: the planner's own search decides
-  }
-}
-
 std::unique_ptr<PrivacyProfile> NumericalPldAccountant::compose(
     std::span<const PrivacyEvent> events) const {
   return compose_pld(events);

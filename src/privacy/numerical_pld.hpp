@@ -168,14 +168,6 @@ class NumericalPldAccountant : public Accountant {
   bool supports(const PrivacyEvent& event) const override;
   std::unique_ptr<PrivacyProfile> compose(std::span<const PrivacyEvent> events) const override;
   std::unique_ptr<NumericalPldProfile> compose_pld(std::span<const PrivacyEvent> events) const;
-  // The largest k with ε ≤ epsilon by a descent over the bits of k: the iteration's PLD T is
-  // squared until T^(2^J) exceeds the budget, then the product of T^(2^j), j = J−1 … 0, keeps
-  // each factor that stays within it (one composition per bit instead of a bisection's
-  // ~2 log₂ k compositions). Its products are in another order than compose()'s, so the planner
-  // verifies it; 0 when it cannot say (no iteration fits, or the PLD grows too large).
-  std::uint64_t iterations_guess(double epsilon, double delta,
-                                 std::span<const PrivacyEvent> per_iteration,
-                                 std::uint64_t cap) const override;
   const NumericalPldOptions& options() const { return options_; }
 
  private:

@@ -127,17 +127,6 @@ IterationPlan plan_iterations(const Budget& budget, std::span<const PrivacyEvent
         "ε = {:.6g} at δ = {} under accountant '{}'; increase the noise or the budget",
         budget.epsilon, budget.delta, spend(1), budget.delta, accountant.name()));
 
-  // The accountant's own estimate, checked at k and k + 1 (two compositions instead of a
-  // search of ~2 log₂ k).
-  const std::uint64_t estimate =
-      accountant.iterations_guess(budget.epsilon, budget.delta, per_iteration, cap);
-  if (estimate >= 1 && estimate < cap && within(estimate) && !within(estimate + 1)) {
-    plan.iterations = estimate;
-    plan.epsilon_spent = spend(estimate);
-    plan.epsilon_next = spend(estimate + 1);
-    plan.evaluations = spend.evaluations();
-    return plan;
-  }
   // Bracket: lo within budget, hi over budget (0 = not found yet).
   std::uint64_t lo = 1, hi = 0;
   const std::uint64_t guess = std::min(options.initial_guess, cap);

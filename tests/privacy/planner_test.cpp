@@ -1,5 +1,6 @@
 // The planner: largest iteration count, smallest noise, chain split, tightest accountant.
 #include "privacy/planner.hpp"
+#include "privacy/rdp_accountant.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +13,6 @@
 #include "privacy/gaussian_calibration.hpp"
 #include "privacy/gaussian_pld.hpp"
 #include "privacy/iteration_templates.hpp"
-#include "privacy/numerical_pld.hpp"
-#include "privacy/rdp_accountant.hpp"
 #include "privacy/zcdp.hpp"
 #include "privacy/zcdp_iterations.hpp"
 
@@ -292,47 +291,6 @@ TEST(Planner, StopAtExactPlansWithTheExactAccountantAlone) {
   EXPECT_EQ(subsampled.best.accountant, "rdp");
   EXPECT_EQ(subsampled.attempts[0].reason.find("is exact"), std::string::npos);
   EXPECT_TRUE(subsampled.attempts[1].plan.has_value());
-}
-
-// The same accountant without its iterations_guess: what the planner's own search finds.
-class WithoutGuess final : public Accountant {
- public:
-  explicit WithoutGuess(const Accountant& inner) : inner_(inner) {}
-  std::string name() const override { return inner_.name(); }
-  BoundKind bound() const override { return inner_.bound(); }
-  bool supports(const PrivacyEvent& e) const override { return inner_.supports(e); }
-  std::unique_ptr<PrivacyProfile> compose(std::span<const PrivacyEvent> events) const override {
-    return inner_.compose(events);
-  }
-
- private:
-  const Accountant& inner_;
-};
-
-// The numerical PLD's bit-descent guess saves compositions and never changes a plan: the same
-// iterations and ε as the bisection, for Poisson and fixed-size batches, with fewer evaluations.
-TEST(Planner, NumericalPldGuessGivesTheBisectionsPlan) {
-  for (const Sampling sampling : {Sampling::poisson, Sampling::without_replacement}) {
-    PrivacyEvent e;
-    e.mechanism = Mechanism::subsampled_gaussian;
-    e.sampling = sampling;
-    e.relation =
-        sampling == Sampling::poisson ? Neighbouring::add_remove : Neighbouring::substitute;
-    e.sampling_rate = 0.01;
-    e.noise_sd = 1.5;
-    e.sensitivity = 1.0;
-    const std::vector<PrivacyEvent> tmpl{e};
-    const NumericalPldAccountant guessing(PldRounding::pessimistic);
-    const NumericalPldAccountant plain(PldRounding::pessimistic);
-    const WithoutGuess searching(plain);
-    const Budget budget{1.5, 1e-6};
-    const auto guessed = plan_iterations(budget, tmpl, guessing);
-    const auto searched = plan_iterations(budget, tmpl, searching);
-    EXPECT_EQ(guessed.iterations, searched.iterations);
-    EXPECT_EQ(guessed.epsilon_spent, searched.epsilon_spent);
-    EXPECT_LT(guessed.evaluations, searched.evaluations);
-    EXPECT_GT(guessed.iterations, 100u);
-  }
 }
 
 }  // namespace
