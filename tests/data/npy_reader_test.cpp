@@ -33,7 +33,7 @@ std::string npy(const std::string& dict, const std::vector<double>& values, int 
   if (major != 1) out += std::string(2, '\0');
   out += header;
   std::string bytes(values.size() * 8, '\0');
-  std::memcpy(bytes.data(), values.data(), bytes.size());
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
   return out + bytes;
 }
 
