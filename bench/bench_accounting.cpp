@@ -39,20 +39,25 @@ void run(benchmark::State& state, Make make, Sampling sampling) {
 }
 
 void BM_PldUpperPoisson(benchmark::State& s) {
-  run(s, [] { return NumericalPldAccountant(PldRounding::pessimistic); }, Sampling::poisson);
+  run(
+      s, [] { return NumericalPldAccountant(PldRounding::pessimistic); }, Sampling::poisson);
 }
 void BM_PldLowerPoisson(benchmark::State& s) {
-  run(s, [] { return NumericalPldAccountant(PldRounding::optimistic); }, Sampling::poisson);
+  run(
+      s, [] { return NumericalPldAccountant(PldRounding::optimistic); }, Sampling::poisson);
 }
 void BM_PldUpperWor(benchmark::State& s) {
-  run(s, [] { return NumericalPldAccountant(PldRounding::pessimistic); },
+  run(
+      s, [] { return NumericalPldAccountant(PldRounding::pessimistic); },
       Sampling::without_replacement);
 }
 void BM_RdpPoisson(benchmark::State& s) {
-  run(s, [] { return RdpAccountant(); }, Sampling::poisson);
+  run(
+      s, [] { return RdpAccountant(); }, Sampling::poisson);
 }
 void BM_RdpWor(benchmark::State& s) {
-  run(s, [] { return RdpAccountant(); }, Sampling::without_replacement);
+  run(
+      s, [] { return RdpAccountant(); }, Sampling::without_replacement);
 }
 
 BENCHMARK(BM_PldUpperPoisson)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(3);
