@@ -254,8 +254,10 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
                  "Private samplers: delta (default: the preset's, see `dpmcmc models`; 0.1/n "
                  "with --data or another --n)");
   cmd.add_option("--accountants", a.accountants,
-                 "Private samplers: accountants to plan with (default: every certified one; the "
-                 "tightest wins)")
+                 "Private samplers: accountants to plan and report with, exactly these (default: "
+                 "every certified one, the tightest wins, or only an exact one such as "
+                 "pld-gaussian when it applies; the report then composes only the planning "
+                 "accountant)")
       ->delimiter(',');
   cmd.add_option("--warmup-fraction", a.warmup_fraction,
                  "Private samplers: share of each chain's planned iterations used as warmup")

@@ -206,8 +206,8 @@ nlohmann::json privacy_report(const PrivateRunPlan& plan, const EventLog& record
   std::vector<const Accountant*> ptrs;
   for (const auto& a : all) ptrs.push_back(a.get());
   // By default the report composes only the accountant that planned the run (issue 28: the
-  // others, numerical PLDs among them, can cost more than the sampling); accountants named with
-  // --accountants are all composed.
+  // others, numerical PLDs among them, can cost more than the sampling); with --accountants it
+  // composes exactly the accountants named.
   const Accountant* exact =
       plan.accountants.empty() ? exact_upper_bound(ptrs, plan.per_iteration) : nullptr;
   json rows = json::array();
