@@ -58,11 +58,15 @@ bench-whole: build
 
 # The numerical PLD against Google's dp_accounting, side by side (docs/benchmarks.md). Its public
 # source is cloned into out/peers (never vendored); its Python dependencies come from Debian.
+# Per-iteration time against the NeurIPS-2019 DP Barker code and a numpy DP penalty loop.
 DP_ACCOUNTING_REPO ?= https://github.com/google/differential-privacy
+NEURIPS2019_REPO ?= https://github.com/DPBayes/DP-MCMC-NeurIPS2019
 bench-peers: build
 	@bash scripts/install-deps.sh python3-scipy python3-mpmath python3-absl python3-attr
 	@test -d out/peers/differential-privacy || git clone -q --depth 1 $(DP_ACCOUNTING_REPO) out/peers/differential-privacy
+	@test -d out/peers/DP-MCMC-NeurIPS2019 || git clone -q --depth 1 $(NEURIPS2019_REPO) out/peers/DP-MCMC-NeurIPS2019
 	/usr/bin/python3 bench/peers/pld_vs_dp_accounting.py $(BUILD)/dpmcmc out/peers/differential-privacy/python/dp_accounting
+	/usr/bin/python3 bench/peers/per_iteration_vs_numpy.py $(BUILD)/dpmcmc out/peers/DP-MCMC-NeurIPS2019
 
 format:
 	@clang-format -i $$(git ls-files '*.cpp' '*.hpp')

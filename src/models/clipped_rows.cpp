@@ -56,7 +56,11 @@ void add_clipped_grads(const Model& model, const Vec& theta, const RowBlock& row
   }
   clipped += static_cast<std::size_t>((broken || norms.array() > bound).count());
   norms = broken.select(0.0, (norms.array() > bound).select(bound / norms.array(), 1.0));
-  sum.noalias() += g.transpose() * norms;
+  // The block's sum first, then one addition into the total: the summation structure that
+  // blocked_sum_float_error (privacy/grid_noise.hpp) bounds, whatever order the product uses
+  // within the block.
+  const Vec block_sum = g.transpose() * norms;
+  sum += block_sum;
 }
 
 }  // namespace dpmcmc

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -22,6 +23,21 @@ struct NoiseWords {
   static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
   result_type operator()() { return rng->bits(); }
 };
+
+// γ_{depth + 2}·n·T·bound: `depth` additions per term, one product by T, and the slack.
+double summation_error(std::size_t depth, std::size_t n, double temperature, double bound) {
+  const double k = static_cast<double>(depth) + 2.0;
+  if (!(k * kUnitRoundoff < 0.5) || !(temperature >= 0.0 && std::isfinite(temperature)) ||
+      !(bound >= 0.0 && std::isfinite(bound))) {
+    throw ConfigError(fmt::format(
+        "sum_float_error: expected n·2^-53 < 1/2 and finite T, bound >= 0, got n = {}, T = {}, "
+        "bound = {}",
+        n, temperature, bound));
+  }
+  const double gamma = k * kUnitRoundoff / (1.0 - k * kUnitRoundoff);
+  // Each product adds at most one relative rounding; 1 + 2⁻⁴⁰ covers the four of them.
+  return gamma * static_cast<double>(n) * temperature * bound * (1.0 + 0x1.0p-40);
+}
 
 }  // namespace
 
@@ -59,17 +75,20 @@ GridNoise calibrate_grid_noise(double multiplier, double sensitivity, std::size_
 }
 
 double sum_float_error(std::size_t n, double temperature, double bound) {
-  const double k = static_cast<double>(n) + 1.0;
-  if (!(k * kUnitRoundoff < 0.5) || !(temperature >= 0.0 && std::isfinite(temperature)) ||
-      !(bound >= 0.0 && std::isfinite(bound))) {
-    throw ConfigError(fmt::format(
-        "sum_float_error: expected n·2^-53 < 1/2 and finite T, bound >= 0, got n = {}, T = {}, "
-        "bound = {}",
-        n, temperature, bound));
-  }
-  const double gamma = k * kUnitRoundoff / (1.0 - k * kUnitRoundoff);
-  // Each product adds at most one relative rounding; 1 + 2⁻⁴⁰ covers the four of them.
-  return gamma * static_cast<double>(n) * temperature * bound * (1.0 + 0x1.0p-40);
+  // Any tree of n − 1 additions: depth at most n − 1 (γ_{n+1} with the product and the slack).
+  return summation_error(n > 0 ? n - 1 : 0, n, temperature, bound);
+}
+
+double blocked_sum_float_error(std::size_t n, std::size_t block, double temperature, double bound) {
+  if (block == 0) throw ConfigError("blocked_sum_float_error: the block size must be >= 1");
+  const std::size_t within = std::min(n, block);
+  const std::size_t blocks = n / block + (n % block != 0 ? 1 : 0);
+  return summation_error((within > 0 ? within - 1 : 0) + blocks, n, temperature, bound);
+}
+
+double release_sum_float_error(std::size_t n, std::size_t block, double temperature, double bound) {
+  return n <= kBlockedBoundRows ? sum_float_error(n, temperature, bound)
+                                : blocked_sum_float_error(n, block, temperature, bound);
 }
 
 double minibatch_ratio_float_error(double n, double temperature, std::size_t batch, double bound) {

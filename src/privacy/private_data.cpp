@@ -17,6 +17,8 @@ namespace dpmcmc {
 
 namespace {
 
+// Every full-data or batch sum of a release runs over blocks of this many rows, each block summed
+// on its own and added once to the total: release_sum_float_error bounds its rounding error.
 constexpr std::size_t kBlockRows = kClipBlockRows;
 
 void require_positive(double value, const char* what, const std::string& label) {
@@ -134,7 +136,8 @@ ScalarRelease PrivateData::llr_sum(const Vec& theta, const Vec& theta_prime, dou
                                     label, theta.size(), theta_prime.size(), model_.dim()));
   }
 
-  const GridPlan g = discretise(e, noise_multiplier, 1, sum_float_error(data_.rows(), t, bound));
+  const GridPlan g = discretise(e, noise_multiplier, 1,
+                                release_sum_float_error(data_.rows(), kBlockRows, t, bound));
 
   const ClippedLlr c = clipped_llr_sum(model_, data_, theta, theta_prime, bound, scratch_);
 
@@ -157,7 +160,7 @@ VectorRelease PrivateData::grad_sum(const Vec& theta, double bound, double noise
   // Substitute relation: one row's clipped gradient moves the sum by at most 2·T·bound.
   const PrivacyEvent e = calibrate(ReleaseKind::grad_sum, 2.0 * t * bound, noise_multiplier);
   const GridPlan g = discretise(e, noise_multiplier, static_cast<std::size_t>(model_.dim()),
-                                sum_float_error(data_.rows(), t, bound));
+                                release_sum_float_error(data_.rows(), kBlockRows, t, bound));
   if (theta.size() != model_.dim()) {
     throw SoftwareError(fmt::format("release '{}': θ has {} components, the model {}", label,
                                     theta.size(), model_.dim()));
@@ -203,8 +206,9 @@ VectorRelease PrivateData::grad_sum_batch(const Vec& theta, double bound, double
                 poisson ? Neighbouring::add_remove : Neighbouring::substitute);
   // The summation error of the largest Poisson batch of any add/remove neighbour, n + 1 rows
   // (its size is secret; n is public), so the grid is the same on D and D′.
-  const GridPlan g = discretise(e, noise_multiplier, static_cast<std::size_t>(model_.dim()),
-                                sum_float_error(poisson ? n + 1 : batch.size, t, bound));
+  const GridPlan g =
+      discretise(e, noise_multiplier, static_cast<std::size_t>(model_.dim()),
+                 release_sum_float_error(poisson ? n + 1 : batch.size, kBlockRows, t, bound));
   if (theta.size() != model_.dim()) {
     throw SoftwareError(fmt::format("release '{}': θ has {} components, the model {}", label,
                                     theta.size(), model_.dim()));
@@ -348,7 +352,7 @@ VectorRelease PrivateData::suff_stat(const SufficientStatistic& s, double noise_
   const double largest =
       std::max(s.stat_lower().cwiseAbs().maxCoeff(), s.stat_upper().cwiseAbs().maxCoeff());
   const GridPlan g = discretise(e, noise_multiplier, static_cast<std::size_t>(k),
-                                sum_float_error(data_.rows(), 1.0, largest));
+                                release_sum_float_error(data_.rows(), kBlockRows, 1.0, largest));
 
   VectorRelease out;
   out.sensitivity = g.recorded.sensitivity;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <cmath>
 #include <vector>
@@ -127,6 +128,57 @@ TEST(GridNoise, SumFloatErrorBoundsTheComputedSum) {
     EXPECT_GT(err, 0.0) << n;  // the test sums do round
   }
   EXPECT_THROW(sum_float_error(10, -1.0, 1.0), ConfigError);
+}
+
+// blocked_sum_float_error against an independent evaluation of γ_{k+2}·n·T·bound with
+// k = (min(n, B) − 1) + ⌈n/B⌉, and against exact sums computed the way PrivateData sums (each
+// block on its own, the block sums one after another). With B = 4 and n = 10⁵ equal terms 0.7
+// the accumulator's roundings dominate: the measured error (about 3.3e-8) is far above the bound
+// that forgets the ⌈n/B⌉ additions into the accumulator (γ_{B+1}·n·bound ≈ 3.9e-11), so the test
+// fails if the formula drops them.
+TEST(GridNoise, BlockedSumFloatErrorBoundsABlockedSum) {
+  const double u = 0x1.0p-53;
+  const auto gamma = [u](double k) { return k * u / (1.0 - k * u); };
+  const double slack = 1.0 + 0x1.0p-40;
+  EXPECT_DOUBLE_EQ(blocked_sum_float_error(100000000, 4096, 0.5, 2.0),
+                   gamma(4095.0 + 24415.0 + 2.0) * 1e8 * 0.5 * 2.0 * slack);
+  EXPECT_DOUBLE_EQ(blocked_sum_float_error(1000, 4096, 1.0, 1.0),
+                   gamma(999.0 + 1.0 + 2.0) * 1000.0 * slack);
+  EXPECT_DOUBLE_EQ(blocked_sum_float_error(8192, 4096, 1.0, 1.0),
+                   gamma(4095.0 + 2.0 + 2.0) * 8192.0 * slack);
+  EXPECT_DOUBLE_EQ(sum_float_error(8192, 1.0, 1.0), gamma(8193.0) * 8192.0 * slack);
+  EXPECT_THROW(blocked_sum_float_error(10, 0, 1.0, 1.0), ConfigError);
+  // The releases' choice: the general bound up to 2²² rows (committed results keep their bits),
+  // the blocked one above.
+  const std::size_t at = std::size_t{1} << 22;
+  EXPECT_EQ(release_sum_float_error(at, 4096, 0.5, 2.0), sum_float_error(at, 0.5, 2.0));
+  EXPECT_EQ(release_sum_float_error(at + 1, 4096, 0.5, 2.0),
+            blocked_sum_float_error(at + 1, 4096, 0.5, 2.0));
+  EXPECT_LT(release_sum_float_error(at + 1, 4096, 0.5, 2.0),
+            release_sum_float_error(at, 4096, 0.5, 2.0) / 500.0);
+
+  NoiseRng rng = test_noise_rng(5, 0);
+  for (const bool equal : {true, false}) {
+    const std::size_t n = 100000, block = 4;
+    const double bound = 0.7, t = 1.0;
+    std::vector<double> v(n, bound);
+    if (!equal) {
+      for (auto& x : v) x = bound * rng.uniform();
+    }
+    double computed = 0.0;
+    Exact exact = 0;
+    for (std::size_t begin = 0; begin < n; begin += block) {
+      double s = 0.0;
+      for (std::size_t i = begin; i < std::min(n, begin + block); ++i) s += v[i];
+      computed += s;
+    }
+    for (const double x : v) exact += x;
+    const double err = static_cast<double>(boost::multiprecision::abs(Exact(computed) - exact));
+    EXPECT_LE(err, blocked_sum_float_error(n, block, t, bound)) << equal;
+    if (equal) {
+      EXPECT_GT(err, 100.0 * gamma(block + 1.0) * n * bound);
+    }
+  }
 }
 
 // The sensitivity argument on neighbours: D and D′ differ in one row (−b → +b); their sums,

@@ -1,6 +1,7 @@
 // Replays PrivateData's float-safe noise (privacy/grid_noise.hpp) for tests that recompute a
 // release: the calibration of a sum of n rows with |value| ≤ bound per coordinate at temperature
-// T, d coordinates, nominal sensitivity Δ and multiplier m, and the value a release of x makes
+// T, d coordinates (summed in PrivateData's blocks of kClipBlockRows rows), nominal sensitivity Δ
+// and multiplier m, and the value a release of x makes
 // from an identically keyed noise stream. (The calibration and the release are tested against
 // independent values in tests/privacy/grid_noise_test.cpp.)
 #pragma once
@@ -11,6 +12,7 @@
 
 #include "core/discrete_gaussian.hpp"
 #include "core/rng.hpp"
+#include "models/clipped_rows.hpp"
 #include "privacy/grid_noise.hpp"
 
 namespace dpmcmc {
@@ -18,7 +20,7 @@ namespace dpmcmc {
 inline GridNoise release_grid(double multiplier, double sensitivity, std::size_t coordinates,
                               std::size_t n, double temperature, double bound) {
   return calibrate_grid_noise(multiplier, sensitivity, coordinates,
-                              sum_float_error(n, temperature, bound));
+                              release_sum_float_error(n, kClipBlockRows, temperature, bound));
 }
 
 // The calibration a release reports (its sensitivity and σ), for releases whose floating-point
