@@ -81,13 +81,13 @@ TEST(BatchDrawer, WithoutReplacementHasExactlyBDistinctSortedRowsAtRateBOverN) {
             (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6}));
 }
 
-// The drawer's two membership sets (bitmap for n ≤ 512·b, hash table + sort otherwise) against
-// Floyd written out with std::set, fed the same noise stream: the same indices for every draw,
-// in both regimes and at their boundary (n = 512·b and n = 512·(b + 1)).
+// The drawer's two membership sets (bitmap for n < 2048·(b + 1), hash table + sort otherwise)
+// against Floyd written out with std::set, fed the same noise stream: the same indices for every
+// draw, in both regimes and at their boundary (n = 2048·(b + 1) − 1 and n = 2048·(b + 1)).
 TEST(BatchDrawer, WithoutReplacementMatchesFloydWithAnOrderedSet) {
   const std::vector<std::pair<std::size_t, std::size_t>> cases = {
-      {50, 10},   {100000, 1000}, {100000, 1}, {1000000, 10},
-      {5120, 10}, {5632, 10},     {65, 65},    {64, 1}};
+      {50, 10},    {100000, 1000}, {100000, 1}, {1000000, 10}, {5120, 10},
+      {22527, 10}, {22528, 10},    {65, 65},    {64, 1}};
   for (const auto& [n, b] : cases) {
     NoiseRng rng = noise();
     NoiseRng replay = noise();
