@@ -24,6 +24,7 @@ nlohmann::json preset_json(const Preset& p) {
   j["data_columns"] = p.data_columns();
   j["source"] = p.source;
   j["samplers"] = p.samplers;
+  j["run_defaults"] = p.run_defaults;
   j["experiment"] = p.experiment;
   return j;
 }
@@ -35,6 +36,10 @@ void print_preset(const Preset& p) {
   fmt::print("  sampler defaults:\n");
   for (const auto& s : p.sampler_names()) {
     fmt::print("    {:<22} {}\n", s, p.samplers.at(s).dump());
+  }
+  if (!p.run_defaults.empty()) {
+    fmt::print("  sample options recommended (used unless given on the command line):\n");
+    for (const auto& [s, e] : p.run_defaults.items()) fmt::print("    {:<22} {}\n", s, e.dump());
   }
 }
 

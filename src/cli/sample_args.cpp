@@ -10,12 +10,28 @@
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "models/glm.hpp"
+#include "models/presets.hpp"
 #include "run/private_samplers.hpp"
 #include "run/release_once_job.hpp"
 #include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
 
 namespace dpmcmc::cli {
+
+PresetRunDefaults preset_run_defaults(const SampleArgs& a) {
+  PresetRunDefaults d;
+  if (!a.schema.empty()) return d;  // a regression family has no preset
+  const auto& all = presets();
+  const auto p =
+      std::find_if(all.begin(), all.end(), [&](const Preset& q) { return q.name == a.model; });
+  if (p == all.end() || !p->run_defaults.contains(a.sampler)) return d;
+  const nlohmann::json& e = p->run_defaults.at(a.sampler);
+  if (e.contains("iter")) d.iter = e.at("iter").get<std::size_t>();
+  if (e.contains("warmup")) d.warmup = e.at("warmup").get<std::size_t>();
+  if (e.contains("target_accept")) d.target_accept = e.at("target_accept").get<double>();
+  d.dense_metric = e.value("metric", std::string("diag")) == "dense";
+  return d;
+}
 
 SampleSpec to_spec(const SampleArgs& a) {
   SampleSpec spec;
@@ -38,29 +54,37 @@ SampleSpec to_spec(const SampleArgs& a) {
   if (a.chains < 1) throw UsageError(fmt::format("--chains: expected ≥ 1, got {}", a.chains));
   if (a.threads < 0) throw UsageError(fmt::format("--threads: expected ≥ 0, got {}", a.threads));
   if (a.thin < 1) throw UsageError("--thin: expected ≥ 1, got 0");
-  if (a.iter < 1) throw UsageError("--iter: expected ≥ 1, got 0");
+  if (a.iter && *a.iter < 1) throw UsageError("--iter: expected ≥ 1, got 0");
   if (a.reference_draws < 2) throw UsageError("--reference-draws: expected ≥ 2");
+  const PresetRunDefaults preset = preset_run_defaults(a);
   spec.run.chains = a.chains;
   spec.run.threads = a.threads;
-  spec.run.samples = a.iter;
-  spec.run.warmup = a.warmup;
+  spec.run.samples = a.iter.value_or(preset.iter.value_or(1000));
+  spec.run.warmup = a.warmup.value_or(preset.warmup.value_or(1000));
   spec.run.thin = a.thin;
   spec.run.save_warmup = a.save_warmup;
   spec.run.adapt = a.adapt;
-  if (a.metric != "diag" && a.metric != "dense") {
-    throw UsageError(fmt::format("--metric: expected diag or dense, got '{}'", a.metric));
+  if (a.metric) {
+    const std::string& metric = *a.metric;
+    if (metric != "diag" && metric != "dense") {
+      throw UsageError(fmt::format("--metric: expected diag or dense, got '{}'", metric));
+    }
+    if (metric == "dense" && !a.adapt) {
+      throw UsageError("--metric dense: the metric is adapted; it needs --adapt true");
+    }
+    if (metric == "dense" && a.sampler != "nuts" && a.sampler != "hmc" && a.sampler != "rwmh" &&
+        a.sampler != kReleaseOnceSampler) {
+      throw UsageError(
+          fmt::format("--metric dense: sampler '{}' has a diagonal metric only (dense: "
+                      "nuts, hmc, rwmh)",
+                      a.sampler));
+    }
+    spec.run.dense_metric = metric == "dense";
+  } else {
+    // The preset's recommendation applies to an adapted run only (--adapt false runs the
+    // hand-set values as they are).
+    spec.run.dense_metric = a.adapt && preset.dense_metric;
   }
-  if (a.metric == "dense" && !a.adapt) {
-    throw UsageError("--metric dense: the metric is adapted; it needs --adapt true");
-  }
-  if (a.metric == "dense" && a.sampler != "nuts" && a.sampler != "hmc" && a.sampler != "rwmh" &&
-      a.sampler != kReleaseOnceSampler) {
-    throw UsageError(
-        fmt::format("--metric dense: sampler '{}' has a diagonal metric only (dense: "
-                    "nuts, hmc, rwmh)",
-                    a.sampler));
-  }
-  spec.run.dense_metric = a.metric == "dense";
   if (a.target_accept) {
     if (!(*a.target_accept > 0.0 && *a.target_accept < 1.0)) {
       throw UsageError(
@@ -68,6 +92,8 @@ SampleSpec to_spec(const SampleArgs& a) {
     }
     if (!a.adapt) throw UsageError("--target-accept: has no effect with --adapt false");
     spec.run.target_accept = a.target_accept;
+  } else if (a.adapt) {
+    spec.run.target_accept = preset.target_accept;
   }
   if (a.quiet) spec.run.progress = ProgressMode::never;
   spec.reference_draws = a.reference_draws;
@@ -207,11 +233,12 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
   cmd.add_option("--seed", a.seed, "Run seed; default: drawn from OS entropy and reported");
   cmd.add_option("--chains", a.chains, "Number of chains")->capture_default_str();
   cmd.add_option("--threads", a.threads, "Worker threads (0: all cores)")->capture_default_str();
-  cmd.add_option("--iter", a.iter, "Post-warmup iterations per chain (non-private samplers)")
-      ->capture_default_str();
+  cmd.add_option("--iter", a.iter,
+                 "Post-warmup iterations per chain (non-private samplers; default 1000, or what "
+                 "the preset recommends for the sampler: `dpmcmc models PRESET`)");
   cmd.add_option("--warmup", a.warmup,
-                 "Warmup (burn-in) iterations per chain (non-private samplers)")
-      ->capture_default_str();
+                 "Warmup (burn-in) iterations per chain (non-private samplers; default 1000, or "
+                 "the preset's recommendation)");
   cmd.add_option("--thin", a.thin, "Keep every thin-th iteration")->capture_default_str();
   cmd.add_flag("--save-warmup", a.save_warmup, "Write warmup draws too");
   cmd.add_option("--adapt", a.adapt,
@@ -221,14 +248,15 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
                  "papers' runs). `dpmcmc samplers` says which samplers adapt")
       ->capture_default_str();
   cmd.add_option("--metric", a.metric,
-                 "With --adapt true: diag (default) adapts one scale per parameter; dense adapts "
-                 "the warmup draws' covariance, for strongly correlated posteriors (nuts, hmc, "
-                 "rwmh only; d x d per step, so for moderate d)")
-      ->capture_default_str();
+                 "With --adapt true: diag (default, unless the preset recommends dense) adapts "
+                 "one scale per parameter; dense adapts the warmup draws' covariance, for "
+                 "strongly correlated posteriors (nuts, hmc, rwmh only; d x d per step, so for "
+                 "moderate d)");
   cmd.add_option("--target-accept", a.target_accept,
                  "With --adapt true: the acceptance rate the step size adapts to, in (0, 1) "
-                 "(Stan's adapt_delta; default: the sampler's, see `dpmcmc samplers`). Closer to "
-                 "1 means smaller steps: try 0.95 when warnings report divergences or R-hat");
+                 "(Stan's adapt_delta; default: the preset's recommendation, else the sampler's, "
+                 "see `dpmcmc samplers`). Closer to 1 means smaller steps: try 0.95 when "
+                 "warnings report divergences or R-hat");
   cmd.add_option("--out", a.out, "Output directory (default: out/MODEL-SAMPLER)");
   cmd.add_option("--init", a.init, "Starting point for every chain (comma-separated)")
       ->delimiter(',');

@@ -25,12 +25,14 @@ struct SampleArgs {
   std::size_t n = 0;
   std::optional<std::uint64_t> seed, data_seed;
   int chains = 4, threads = 0;
-  std::size_t iter = 1000, warmup = 1000, thin = 1, reference_draws = 1000;
+  // Unset: the preset's run default for the sampler (Preset::run_defaults), else 1000.
+  std::optional<std::size_t> iter, warmup;
+  std::size_t thin = 1, reference_draws = 1000;
   std::string accuracy = "auto";
   bool save_warmup = false, quiet = false;
   bool adapt = true;
-  std::optional<double> target_accept;
-  std::string metric = "diag";
+  std::optional<double> target_accept;  // unset: the preset's run default, else the sampler's
+  std::optional<std::string> metric;    // unset: the preset's run default, else "diag"
   std::vector<double> init, init_centre;
   std::optional<double> init_spread;
   SamplerOptionValues sampler_options;
@@ -41,6 +43,15 @@ struct SampleArgs {
   std::optional<std::size_t> checkpoint_every;
   std::string resume;  // DIR of a stopped run to continue
 };
+
+// What the preset of `a.model` recommends for `a.sampler` (Preset::run_defaults); empty for a
+// regression family, an unknown name (refused later) or a sampler without recommendations.
+struct PresetRunDefaults {
+  std::optional<std::size_t> iter, warmup;
+  std::optional<double> target_accept;
+  bool dense_metric = false;
+};
+PresetRunDefaults preset_run_defaults(const SampleArgs& a);
 
 // Adds every option of `sample` to `cmd`, bound to `a` (which must outlive the parse).
 void add_sample_options(CLI::App& cmd, SampleArgs& a);

@@ -60,7 +60,13 @@ struct Preset {
   double delta = 0.0;              // δ = 0.1 / n of the papers' experiments
   std::string source;              // where the model's settings come from
   nlohmann::json samplers;         // sampler name → hyperparameters (see above)
-  nlohmann::json experiment;       // the papers' ε grid, repeats and chains, with "source"
+  // sampler name → options of `dpmcmc sample` that this posterior needs for that sampler, used
+  // when the command line does not give them: "iter", "warmup" (counts), "target_accept" (in
+  // (0, 1), with --adapt true), "metric" ("diag" or "dense", with --adapt true), and "source"
+  // (why). A preset whose geometry defeats the generic defaults (a banana whose curvature changes
+  // along its arms) says so here instead of leaving every user to find it by trial runs.
+  nlohmann::json run_defaults = nlohmann::json::object();
+  nlohmann::json experiment;  // the papers' ε grid, repeats and chains, with "source"
   // A fixed public data set instead of simulated data (true_theta is then unknown and unused):
   // the training rows, and held-out rows on which the report evaluates the posterior predictive.
   // Empty for the synthetic presets.

@@ -98,6 +98,40 @@ TEST(CliAdapt, TargetAcceptIsChecked) {
   }
 }
 
+// A preset's recommended options (`dpmcmc models PRESET`, Preset::run_defaults) apply when the
+// command line does not give them, and only to an adapted run: banana-tempered-2d recommends
+// target 0.95 and 2000 draws for NUTS, gauss-10d a dense metric.
+TEST(CliAdapt, PresetRecommendationsApplyUnlessGiven) {
+  const auto dir = scratch_dir("adapt-preset");
+  const auto run_of = [&](const std::string& args, const std::string& name) {
+    const auto r = run_cli(
+        "sample --chains 1 --seed 2 --quiet " + args + " --out " + (dir / name).string(), dir);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(slurp(dir / name / "report.json"))["run"];
+  };
+  const std::string banana = "--model banana-tempered-2d --n 2000 ";
+  json run = run_of(banana, "d");
+  EXPECT_EQ(run["target_accept"], 0.95);
+  EXPECT_EQ(run["samples"], 2000);
+  EXPECT_EQ(run["warmup"], 1000);
+  run = run_of(banana + "--target-accept 0.9 --iter 30 --warmup 40", "given");
+  EXPECT_EQ(run["target_accept"], 0.9);
+  EXPECT_EQ(run["samples"], 30);
+  EXPECT_EQ(run["warmup"], 40);
+  run = run_of(banana + "--adapt false --iter 30 --warmup 40", "fixed");
+  EXPECT_TRUE(run["target_accept"].is_null());
+  run = run_of(banana + "--sampler rwmh --warmup 40", "other");  // no recommendation for rwmh
+  EXPECT_TRUE(run["target_accept"].is_null());
+  EXPECT_EQ(run["samples"], 1000);
+  const std::string gauss = "--model gauss-10d --n 500 --iter 20 --warmup 40 ";
+  EXPECT_EQ(run_of(gauss, "dense")["metric"], "dense");
+  EXPECT_EQ(run_of(gauss + "--metric diag", "diag")["metric"], "diag");
+  EXPECT_EQ(run_of(gauss + "--adapt false", "gauss-fixed")["metric"], "diag");
+  const auto models = run_cli("models banana-tempered-2d", dir);
+  EXPECT_NE(models.out.find("sample options recommended"), std::string::npos) << models.out;
+  EXPECT_NE(models.out.find("\"target_accept\":0.95"), std::string::npos) << models.out;
+}
+
 // --metric dense: the report holds the adapted covariance, symmetric, its diagonal the metric.
 TEST(CliAdapt, DenseMetricIsReported) {
   const auto dir = scratch_dir("adapt-dense");

@@ -40,6 +40,34 @@ TEST(SamplerKeys, PresetEntriesHoldOnlyKeysTheirSamplerReads) {
   EXPECT_TRUE(sampler_keys("slice").empty());
 }
 
+// A preset's recommended `sample` options (Preset::run_defaults) name non-private samplers (a
+// private run's length is its budget's) and hold only the options to_spec reads, each in range,
+// with a source.
+TEST(SamplerKeys, PresetRunDefaultsAreValidOptionsOfNonPrivateSamplers) {
+  int entries = 0;
+  for (const auto& p : presets()) {
+    for (const auto& [sampler, e] : p.run_defaults.items()) {
+      ++entries;
+      SCOPED_TRACE(p.name + " " + sampler);
+      EXPECT_NE(find_sampler(sampler), nullptr);
+      EXPECT_FALSE(is_private_sampler(sampler));
+      EXPECT_TRUE(e.contains("source") && e.at("source").is_string());
+      for (const auto& [k, v] : e.items()) {
+        if (k == "iter" || k == "warmup") {
+          EXPECT_TRUE(v.is_number_integer() && v.get<std::int64_t>() >= 1) << k;
+        } else if (k == "target_accept") {
+          EXPECT_TRUE(v.is_number() && v.get<double>() > 0.0 && v.get<double>() < 1.0);
+        } else if (k == "metric") {
+          EXPECT_TRUE(v == "diag" || v == "dense");
+        } else {
+          EXPECT_EQ(k, "source");
+        }
+      }
+    }
+  }
+  EXPECT_GT(entries, 0);
+}
+
 // A shared preset entry gives a sampler only the defaults it reads: dp-fast-mh-full, always on
 // the full batch, does not inherit dp-fast-mh's λ and K.
 TEST(SamplerKeys, SharedDefaultsAreRestrictedToTheKeysRead) {
