@@ -100,8 +100,8 @@ json curved_banana(int iter, const std::string& measured) {
   return {{"target_accept", 0.95},
           {"iter", iter},
           {"source",
-           "our choice, measured (docs/experiments.md, \"NUTS and HMC with default "
-           "options on the presets\"): " +
+           "our choice, measured (docs/experiments.md, \"NUTS and HMC with the presets' "
+           "recommended options\"): " +
                measured}};
 }
 
