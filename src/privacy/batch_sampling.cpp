@@ -89,12 +89,13 @@ void BatchDrawer::floyd_bitmap(std::size_t n, std::size_t b, NoiseRng& rng) {
     w |= bit;
     return !taken;
   };
+  // Room for the b indices first: an allocation failure must not leave bits set behind.
+  indices_.resize(b);
   for (std::size_t j = n - b; j < n; ++j) {
     const auto t = static_cast<std::size_t>(rng.index(static_cast<std::uint64_t>(j) + 1));
     if (!mark(t)) mark(j);
   }
   // Exactly b bits are set: write through a pointer (no capacity check per index).
-  indices_.resize(b);
   std::size_t* out = indices_.data();
   for (std::size_t k = 0; k < words; ++k) {
     for (std::uint64_t w = bits_[k]; w != 0; w &= w - 1) {

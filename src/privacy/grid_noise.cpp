@@ -24,7 +24,9 @@ struct NoiseWords {
   result_type operator()() { return rng->bits(); }
 };
 
-// γ_{depth + 2}·n·T·bound: `depth` additions per term, one product by T, and the slack.
+// γ_{depth + 2}·n·T·bound: `depth` additions per term, one product by T, and one more rounding:
+// the slack of sum_float_error, which the gradient sums use for the product g_i·min(1, b/‖g_i‖)
+// that each row's contribution carries before it is summed.
 double summation_error(std::size_t depth, std::size_t n, double temperature, double bound) {
   const double k = static_cast<double>(depth) + 2.0;
   if (!(k * kUnitRoundoff < 0.5) || !(temperature >= 0.0 && std::isfinite(temperature)) ||

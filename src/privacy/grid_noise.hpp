@@ -60,7 +60,7 @@ double sum_float_error(std::size_t n, double temperature, double bound);
 // (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., Section 4.2: the error of a
 // summation tree is at most γ_k·Σ|v_i| for k its depth) the error is at most γ_{k+2}·n·T·bound:
 // the product by T and the (1 + 2⁻⁴⁰) slack as in sum_float_error. For n = 10⁸ rows in blocks of
-// 4096, k = 28 509 instead of 10⁸ − 1: the error bound, and the noise it adds through Δ_eff,
+// 4096, k = 28 510 instead of 10⁸ − 1: the error bound, and the noise it adds through Δ_eff,
 // shrink by a factor of about 3500. ConfigError as sum_float_error, and for block = 0.
 double blocked_sum_float_error(std::size_t n, std::size_t block, double temperature, double bound);
 
