@@ -110,6 +110,27 @@ json user_model_sampler_defaults(const GlmSpec& g, std::size_t n, int dim) {
         {"clip_g", clip},
         {"mass", 1.0},
         {"source", src}}}};
+  // Stochastic-gradient Langevin and Nosé–Hoover steps (samplers/dp_sgld.hpp, dp_sgnht.hpp;
+  // their step_size option is η₀ = n·h). The posterior precision is at most about R²/s0² along
+  // any direction (each row's curvature in its linear predictor ≈ 1/c², ‖x‖ ≤ R), so the SGLD
+  // step h = 0.2·s0²/R² keeps h·λ ≤ 0.2 (Euler–Maruyama is stable for hλ < 4; the variance is
+  // inflated by ≤ 5 %). The release's noise multiplier is m = 2b/(n·√h·C): h is lowered, if need
+  // be, until m ≥ 2, so that one step does not spend a typical budget by itself (a Poisson count
+  // bound of 20 makes C = 20R and m ≈ 0.7 at n = 1000 otherwise). SGNHT: h' = √(0.2·h) and
+  // A = 2h'/h, which give its release SGLD's multiplier (each step spends alike) and an initial
+  // friction A·h' = 0.4, whatever h.
+  const double big_r = g.row_norm_bound;
+  const double n_rows = static_cast<double>(n);
+  const double h_cap = 2.0 * batch / (n_rows * clip * 2.0);  // √h at which m = 2
+  const double h = std::min(0.2 * s0 * s0 / (big_r * big_r), h_cap * h_cap);
+  const double h_thermostat = std::sqrt(0.2 * h);
+  s["dp-sgld"] = {
+      {"batch_size", batch}, {"clip", clip}, {"step_size", n_rows * h}, {"source", src}};
+  s["dp-sgnht"] = {{"batch_size", batch},
+                   {"clip", clip},
+                   {"step_size", n_rows * h_thermostat},
+                   {"A", 2.0 * h_thermostat / h},
+                   {"source", src}};
   if (g.family == GlmFamily::logistic) {
     s["tunamh"] = {{"proposal_sd", walk}, {"lambda", 10.0}, {"source", src}};
     s["dp-fast-mh"] = {{"proposal_sd", walk}, {"epsilon", 0.01},  {"delta", 1e-10},

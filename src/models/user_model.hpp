@@ -13,6 +13,9 @@
 //   clip (every penalty, dp-hmc's clip_l and clip_g): L·R, R the schema's row-norm bound and L the
 //        family's Lipschitz constant in the linear predictor (models/glm.hpp): exact for
 //        logistic, so its penalty never clips; a public guess for the others
+//   dp-sgld, dp-sgnht: batch n/10 capped at 1000, clip L·R, Langevin step h = 0.2 s0²/R² (lower
+//        if the release's noise multiplier would be below 2), SGNHT step √(0.2 h) with
+//        A = 2√(0.2 h)/h (user_model.cpp says why)
 //   noise: tau 0.3 (penalty; minibatch variance multiplier 1, batch n/10 capped at 1000); dp-hmc
 //        tau_l 0.3, tau_g 1, 3 steps; dp-fast-mh (logistic) ε 0.01, δ 1e-10 per iteration,
 //        λ 10, K 225 (the Fashion-MNIST preset's)

@@ -318,6 +318,9 @@ TEST(LeakScan, UserModelsPublishOnlyDeclaredDpOutputs) {
   scan_user_model("probit", "dp-hmc", "--tau-l 1 --tau-g 3");
   scan_user_model("poisson", "dp-penalty-minibatch", "--batch 100 --tau 10");
   scan_user_model("linear", "dp-penalty-ocu", "");
+  // The stochastic-gradient samplers with the defaults the schema's bounds give them.
+  scan_user_model("logistic", "dp-sgld", "");
+  scan_user_model("poisson", "dp-sgnht", "");
   // Release once: the statistic, then NUTS on it (no timings published).
   scan_user_model("logistic", "dp-nss", "--iter 200 --warmup 200");
   scan_user_model("linear", "dp-nss", "--iter 200 --warmup 200");

@@ -7,12 +7,14 @@
 // R-hat < 1.01.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
 #include "../data/temp_dir.hpp"
 #include "core/rng.hpp"
 #include "data/design.hpp"
+#include "models/user_model.hpp"
 #include "run/sample_job.hpp"
 
 namespace dpmcmc {
@@ -79,6 +81,51 @@ TEST(UserModel, LinearRegressionMatchesTheConjugatePosterior) {
   EXPECT_EQ(out.report["model"]["details"]["priors"]["dose"], "normal(0, 3)");
   EXPECT_EQ(out.report["model"]["details"]["priors"]["intercept"], "normal(0.5, 3)");
   EXPECT_EQ(out.report["model"]["details"]["priors"]["sigma"], "fixed at 1.5");
+}
+
+// The stochastic-gradient defaults of a user model (models/user_model.cpp), against the rules
+// recomputed here: s0 = c/√n (c = 2 for logistic, 1 for Poisson), clip L·R (L = 1 for
+// logistic, the count bound for Poisson), batch n/10, SGLD h = 0.2·s0²/R² unless the noise
+// multiplier m = 2b/(n√h·C) would fall below 2, SGNHT h' = √(0.2 h) and A = 2h'/h; and what they
+// imply: the two releases' noise multipliers equal ((b/n)·√(2A/h')/C for SGNHT) and SGNHT's
+// initial friction A·h' = 0.4.
+TEST(UserModel, StochasticGradientDefaultsFollowTheirRules) {
+  const double r = std::sqrt(3.0);
+  for (const GlmFamily family : {GlmFamily::logistic, GlmFamily::poisson}) {
+    SCOPED_TRACE(to_string(family));
+    GlmSpec g;
+    g.family = family;
+    g.row_norm_bound = r;
+    g.y_low = 0.0;
+    g.y_high = family == GlmFamily::poisson ? 20.0 : 1.0;
+    const nlohmann::json d = user_model_sampler_defaults(g, 1000, 3);
+    const bool logistic = family == GlmFamily::logistic;
+    const double s0 = (logistic ? 2.0 : 1.0) / std::sqrt(1000.0);
+    const double clip = (logistic ? 1.0 : 20.0) * r;
+    const nlohmann::json& sgld = d.at("dp-sgld");
+    const nlohmann::json& sgnht = d.at("dp-sgnht");
+    EXPECT_DOUBLE_EQ(sgld.at("clip").get<double>(), clip);
+    EXPECT_EQ(sgld.at("batch_size").get<double>(), 100.0);
+    const double h = sgld.at("step_size").get<double>() / 1000.0;
+    const double multiplier = 2.0 * 100.0 / (1000.0 * std::sqrt(h) * clip);
+    if (logistic) {
+      // m = 200/(1000·√(0.2)·s0/R·R) = 7.1 ≥ 2: the curvature rule sets the step.
+      EXPECT_DOUBLE_EQ(h, 0.2 * s0 * s0 / 3.0);
+      EXPECT_GT(multiplier, 2.0);
+    } else {
+      // C = 20R: the curvature rule would give m ≈ 0.7; the step is lowered to m = 2.
+      EXPECT_LT(h, 0.2 * s0 * s0 / 3.0);
+      EXPECT_NEAR(multiplier, 2.0, 1e-12);
+    }
+    const double h2 = sgnht.at("step_size").get<double>() / 1000.0;
+    const double a = sgnht.at("A").get<double>();
+    EXPECT_NEAR(h2, std::sqrt(0.2 * h), 1e-15);
+    EXPECT_NEAR(multiplier / (0.1 * std::sqrt(2.0 * a / h2) / clip), 1.0, 1e-12);
+    EXPECT_NEAR(a * h2, 0.4, 1e-12);
+  }
+  const auto samplers = user_model_samplers(GlmFamily::poisson);
+  EXPECT_NE(std::find(samplers.begin(), samplers.end(), "dp-sgld"), samplers.end());
+  EXPECT_NE(std::find(samplers.begin(), samplers.end(), "dp-sgnht"), samplers.end());
 }
 
 }  // namespace
