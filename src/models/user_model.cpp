@@ -121,7 +121,7 @@ json user_model_sampler_defaults(const GlmSpec& g, std::size_t n, int dim) {
   // friction A·h' = 0.4, whatever h.
   const double big_r = g.row_norm_bound;
   const double n_rows = static_cast<double>(n);
-  const double h_cap = 2.0 * batch / (n_rows * clip * 2.0);  // √h at which m = 2
+  const double h_cap = batch / (n_rows * clip);  // √h at which m = 2b/(n√h·C) = 2
   const double h = std::min(0.2 * s0 * s0 / (big_r * big_r), h_cap * h_cap);
   const double h_thermostat = std::sqrt(0.2 * h);
   s["dp-sgld"] = {

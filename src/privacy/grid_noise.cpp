@@ -32,9 +32,9 @@ double summation_error(std::size_t depth, std::size_t n, double temperature, dou
   if (!(k * kUnitRoundoff < 0.5) || !(temperature >= 0.0 && std::isfinite(temperature)) ||
       !(bound >= 0.0 && std::isfinite(bound))) {
     throw ConfigError(fmt::format(
-        "sum_float_error: expected n·2^-53 < 1/2 and finite T, bound >= 0, got n = {}, T = {}, "
-        "bound = {}",
-        n, temperature, bound));
+        "sum_float_error: expected (depth + 2)·2^-53 < 1/2 and finite T, bound >= 0, got depth "
+        "= {} (n = {}), T = {}, bound = {}",
+        depth, n, temperature, bound));
   }
   const double gamma = k * kUnitRoundoff / (1.0 - k * kUnitRoundoff);
   // Each product adds at most one relative rounding; 1 + 2⁻⁴⁰ covers the four of them.
