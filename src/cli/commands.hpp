@@ -10,6 +10,7 @@ void add_samplers_command(CLI::App& app);  // in models_command.cpp
 void add_simulate_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
 void add_summary_command(CLI::App& app);
+void add_plot_command(CLI::App& app);  // draws against the exact posterior's contours
 void add_account_command(CLI::App& app);
 void add_audit_command(CLI::App& app);        // the privacy auditor (src/audit/)
 void add_ledger_command(CLI::App& app);       // the budget ledger (src/ledger/)

@@ -205,12 +205,13 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
   for (const auto& name : private_sampler_names()) private_names.push_back(name);
   cmd.add_option(
          "--sampler", a.sampler,
-         fmt::format("Sampler: {} (non-private); {} (private: need --epsilon); {} (regression "
-                     "families linear, normal, logistic: releases the sufficient statistics "
-                     "once, then NUTS for --iter iterations at no further cost); `dpmcmc "
-                     "samplers` describes them",
-                     fmt::join(baseline_sampler_names(), ", "), fmt::join(private_names, ", "),
-                     kReleaseOnceSampler))
+         fmt::format(
+             "Sampler: {} (non-private); {} (private: need --epsilon); {} (regression "
+             "families linear, normal, logistic, poisson: releases the sufficient "
+             "statistics once, then NUTS for --iter iterations at no further cost); `dpmcmc "
+             "samplers` describes them",
+             fmt::join(baseline_sampler_names(), ", "), fmt::join(private_names, ", "),
+             kReleaseOnceSampler))
       ->capture_default_str();
   cmd.add_option("--data", a.data,
                  "CSV data file (header + numeric rows; with --schema any named columns), or "
@@ -319,7 +320,8 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
       "exact posterior are computed from the private rows without noise and go to DIR.curator/ "
       "(mode 0700, not for release). The seed is public; the noise comes from a secret key "
       "(--noise-key-file). A stopped or killed run continues with --resume DIR. --sampler dp-nss "
-      "(regression families linear, normal, logistic with --schema) spends the whole budget on "
+      "(regression families linear, normal, logistic, poisson with --schema) spends the whole "
+      "budget on "
       "one release of the sufficient statistics, then runs NUTS for --iter/--warmup iterations "
       "on the posterior given the release (user guide, \"Release once, sample forever\").");
 }

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/preset_rows.hpp"
 #include "core/error.hpp"
-#include "data/csv_loader.hpp"
 #include "diagnostics/mmd.hpp"
 #include "diagnostics/sample_error.hpp"
 #include "diagnostics/summary.hpp"
@@ -41,6 +41,7 @@ void add_summary_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "Machine-readable output");
   cmd->callback([a] {
     std::vector<Mat> chains;
+    std::vector<StanCsv> files;
     std::vector<std::string> labels, columns;
     for (const auto& f : a->files) {
       StanCsv csv = read_stan_csv(f);
@@ -50,6 +51,7 @@ void add_summary_command(CLI::App& app) {
       columns = csv.columns;
       chains.push_back(csv.sampling_draws());
       labels.push_back(f);
+      files.push_back(std::move(csv));
     }
     const Summary summary = summarize(columns, chains, labels);
     nlohmann::json out = summary_json(summary);
@@ -57,35 +59,9 @@ void add_summary_command(CLI::App& app) {
     if (!a->model.empty()) {
       const Preset& preset = find_preset(a->model);
       const auto model = preset.make_model();
-      const auto names = model->param_names();
-      std::vector<std::size_t> idx;
-      for (const auto& name : names) {
-        const auto it = std::find(columns.begin(), columns.end(), name);
-        if (it == columns.end()) {
-          throw DataError(fmt::format("{}: no column '{}' for model '{}'", a->files.front(), name,
-                                      preset.name));
-        }
-        idx.push_back(static_cast<std::size_t>(it - columns.begin()));
-      }
-      Eigen::Index total = 0;
-      for (const auto& c : chains) total += c.rows();
-      Mat pooled(total, model->dim());
-      Eigen::Index r = 0;
-      for (const auto& c : chains) {
-        for (std::size_t j = 0; j < idx.size(); ++j) {
-          pooled.block(r, static_cast<Eigen::Index>(j), c.rows(), 1) =
-              c.col(static_cast<Eigen::Index>(idx[j]));
-        }
-        r += c.rows();
-      }
+      const Mat pooled = pooled_columns(files, model->param_names());
       if (model->has_exact_posterior()) {
-        Dataset data;
-        if (!a->data.empty()) {
-          data = load_csv(a->data, {preset.data_columns(), preset.name});
-        } else {
-          data = simulate_preset(preset, *model, a->data_seed,
-                                 a->n ? std::optional(a->n) : std::nullopt);
-        }
+        const Dataset data = preset_rows(preset, *model, a->data, a->data_seed, a->n);
         Rng exact_rng = make_rng(a->data_seed, 0, Stream::exact);
         const Mat reference = model->sample_posterior(data, a->reference_draws, exact_rng);
         Rng mmd_rng = make_rng(a->data_seed, 1, Stream::exact);

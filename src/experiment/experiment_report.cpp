@@ -23,12 +23,6 @@ std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  AtomicFile f(path);
-  f.write(text);
-  f.commit();
-}
-
 std::string eps_cell(const std::optional<double>& e) {
   return e ? format_number(*e) : std::string("non-private");
 }
@@ -232,11 +226,11 @@ ReportOutcome write_experiment_report(const ReportOptions& options) {
   }
   out.figures = write_report_plots(out.summary, out.out_dir / "plots", options.plots);
   out.summary_csv = out.out_dir / "summary.csv";
-  write_file(out.summary_csv, summary_csv(out.summary));
+  write_file_atomic(out.summary_csv, summary_csv(out.summary));
   out.summary_md = out.out_dir / "summary.md";
-  write_file(out.summary_md, summary_markdown(out.summary));
+  write_file_atomic(out.summary_md, summary_markdown(out.summary));
   out.html = out.out_dir / "report.html";
-  write_file(out.html, page(options, out.summary, out.figures, spec));
+  write_file_atomic(out.html, page(options, out.summary, out.figures, spec));
   return out;
 }
 

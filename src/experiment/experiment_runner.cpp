@@ -74,12 +74,6 @@ class Appender {
   std::FILE* file_;
 };
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  AtomicFile f(path);
-  f.write(text);
-  f.commit();
-}
-
 }  // namespace
 
 std::uint64_t derive_seed(std::uint64_t seed, std::string_view tag) {
@@ -352,7 +346,7 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
   ResultLines kept = rows_on_disk(spec, cells, outcome);
   outcome.outside_grid = kept.foreign.size();
   // Start from a clean file: the header, and the complete rows only.
-  write_file(outcome.results_file, kept.text());
+  write_file_atomic(outcome.results_file, kept.text());
   write_json(spec.resolved, options.out_dir / "spec.json");
 
   std::vector<const ExperimentCell*> todo;
@@ -370,7 +364,7 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
   outcome.with_rows = static_cast<std::size_t>(std::count_if(
       kept.by_cell.begin(), kept.by_cell.end(), [](const auto& l) { return !l.empty(); }));
   outcome.complete = outcome.with_rows == cells.size();
-  if (outcome.complete) write_file(outcome.results_file, kept.text());  // grid order
+  if (outcome.complete) write_file_atomic(outcome.results_file, kept.text());  // grid order
   outcome.wall_seconds = clock.seconds();
   return outcome;
 }

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 
 #include "core/error.hpp"
+#include "data/atomic_file.hpp"
 #include "io/gnuplot.hpp"
 
 namespace dpmcmc {
@@ -23,12 +23,6 @@ std::string safe(const std::string& name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') c = '_';
   }
   return out;
-}
-
-void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out.flush()) throw OutputError(fmt::format("{}: cannot write", path.string()));
 }
 
 std::string num(double x) {
@@ -79,21 +73,13 @@ std::string script_for(const std::string& name, const std::string& title,
     body += plot + "\n";
   }
   body += "unset multiplot\n";
-  return fmt::format(
-      "# Written by `dpmcmc report`: {} (rerun with `gnuplot {}.gp`).\n"
-      "set encoding utf8\n"
-      "set terminal pngcairo size {},{} font 'sans,10' noenhanced\n"
-      "set output '{}.png'\n{}"
-      "set terminal svg size {},{} dynamic font 'sans,10' noenhanced\n"
-      "set output '{}.svg'\n{}"
-      "set output\n",
-      title, name, w, h, name, body, w, h, name, body);
+  return two_format_script("dpmcmc report", name, title, w, h, body);
 }
 
 Figure emit(const std::filesystem::path& dir, const std::string& name, const std::string& title,
             const std::vector<Panel>& panels) {
   Figure f{name, title, dir / (name + ".gp"), dir / (name + ".png"), dir / (name + ".svg")};
-  write_text(f.script, script_for(name, title, panels));
+  write_file_atomic(f.script, script_for(name, title, panels));
   return f;
 }
 
@@ -147,7 +133,7 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
     p.logy = ymin > 0 && !proportion;
     for (const auto& sampler : order) {
       const std::string file = fmt::format("{}-{}-{}.dat", stem, safe(model), safe(sampler));
-      write_text(dir / file, "# epsilon median q25 q75\n" + curves[sampler]);
+      write_file_atomic(dir / file, "# epsilon median q25 q75\n" + curves[sampler]);
       const std::string& c = palette.colour(sampler);
       p.plots.push_back(fmt::format(
           "{} using 1:3:4 with filledcurves fc rgb '{}' fs transparent solid 0.2 noborder notitle",
@@ -159,9 +145,9 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
       if (g.model != model || g.epsilon || value(g).count == 0 || g.sweep_value) continue;
       const std::string file =
           fmt::format("{}-{}-{}-baseline.dat", stem, safe(model), safe(g.sampler));
-      write_text(dir / file,
-                 fmt::format("# epsilon median (non-private: constant)\n{} {}\n{} {}\n", num(lo),
-                             num(value(g).median), num(hi), num(value(g).median)));
+      write_file_atomic(dir / file,
+                        fmt::format("# epsilon median (non-private: constant)\n{} {}\n{} {}\n",
+                                    num(lo), num(value(g).median), num(hi), num(value(g).median)));
       p.plots.push_back(fmt::format("{} using 1:2 with lines dt 2 lw 2 lc rgb '{}' title {}",
                                     gnuplot_quote(file), palette.colour(g.sampler),
                                     gnuplot_quote(g.sampler + " (non-private)")));
@@ -206,7 +192,7 @@ std::optional<Figure> clipping_figure(const ResultsSummary& s, const std::filesy
         const bool is_llr = which == &llr;
         const std::string file = fmt::format("clipping-{}-{}-{}.dat", safe(model), safe(sampler),
                                              is_llr ? "llr" : "grad");
-        write_text(dir / file, "# epsilon median\n" + which->at(sampler));
+        write_file_atomic(dir / file, "# epsilon median\n" + which->at(sampler));
         p.plots.push_back(fmt::format(
             "{} using 1:2 with linespoints lc rgb '{}' pt 7 dt {} title {}", gnuplot_quote(file), c,
             is_llr ? 1 : 2, gnuplot_quote(sampler + (is_llr ? " log-lik" : " gradient"))));
@@ -265,9 +251,9 @@ std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesyste
     p.logy = positive_y;
     for (const auto& curve : order) {
       const std::string file = fmt::format("{}-{}-{}.dat", stem, safe(model), safe(curve));
-      write_text(dir / file,
-                 fmt::format("# {} median q25 q75 {}\n", vs_clip ? "clip_fraction" : param, param) +
-                     curves[curve]);
+      write_file_atomic(dir / file, fmt::format("# {} median q25 q75 {}\n",
+                                                vs_clip ? "clip_fraction" : param, param) +
+                                        curves[curve]);
       const std::string& c = palette.colour(curve);
       if (!vs_clip) {
         p.plots.push_back(fmt::format(
@@ -316,7 +302,7 @@ std::optional<Figure> accounting_figure(const ResultsSummary& s, const std::file
     for (const auto& acc : order) {
       const std::string file =
           fmt::format("accounting-{}-{}-{}.dat", safe(model), safe(sampler), safe(acc));
-      write_text(dir / file, "# epsilon iterations\n" + curves[acc]);
+      write_file_atomic(dir / file, "# epsilon iterations\n" + curves[acc]);
       p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",
                                     gnuplot_quote(file), palette.colour("acc:" + acc),
                                     gnuplot_quote(acc)));
@@ -339,7 +325,7 @@ std::optional<Figure> audit_figure(const ResultsSummary& s, const std::filesyste
   }
   if (ks.empty()) return std::nullopt;
   std::sort(ks.begin(), ks.end());
-  write_text(dir / "audit-diagonal.dat", fmt::format("0 0\n{} {}\n", num(top), num(top)));
+  write_file_atomic(dir / "audit-diagonal.dat", fmt::format("0 0\n{} {}\n", num(top), num(top)));
   std::vector<Panel> panels;
   for (const auto k : ks) {
     Panel p;
@@ -358,7 +344,7 @@ std::optional<Figure> audit_figure(const ResultsSummary& s, const std::filesyste
     }
     for (const auto& key : order) {
       const std::string file = fmt::format("audit-k{}-{}.dat", k, safe(key));
-      write_text(dir / file, "# certified_epsilon epsilon_lb\n" + curves[key]);
+      write_file_atomic(dir / file, "# certified_epsilon epsilon_lb\n" + curves[key]);
       p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",
                                     gnuplot_quote(file), palette.colour(key), gnuplot_quote(key)));
     }
@@ -368,6 +354,20 @@ std::optional<Figure> audit_figure(const ResultsSummary& s, const std::filesyste
 }
 
 }  // namespace
+
+std::string two_format_script(const std::string& by, const std::string& name,
+                              const std::string& title, std::size_t width, std::size_t height,
+                              const std::string& body) {
+  return fmt::format(
+      "# Written by `{}`: {} (rerun with `gnuplot {}.gp`).\n"
+      "set encoding utf8\n"
+      "set terminal pngcairo size {},{} font 'sans,10' noenhanced\n"
+      "set output '{}.png'\n{}"
+      "set terminal svg size {},{} dynamic font 'sans,10' noenhanced\n"
+      "set output '{}.svg'\n{}"
+      "set output\n",
+      by, title, name, width, height, name, body, width, height, name, body);
+}
 
 std::vector<Figure> write_report_plots(const ResultsSummary& summary,
                                        const std::filesystem::path& dir, bool render) {

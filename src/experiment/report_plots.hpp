@@ -29,6 +29,12 @@ struct Figure {
   std::filesystem::path script, png, svg;
 };
 
+// A gnuplot script that renders `body` (the plot commands) once to NAME.png (cairo) and once to
+// NAME.svg, width × height pixels; its first line says that `by` wrote it and how to rerun it.
+std::string two_format_script(const std::string& by, const std::string& name,
+                              const std::string& title, std::size_t width, std::size_t height,
+                              const std::string& body);
+
 // Writes DIR/NAME.gp and its .dat files for every figure with data; when `render`, also runs
 // gnuplot (require_gnuplot first) to make DIR/NAME.png and DIR/NAME.svg.
 std::vector<Figure> write_report_plots(const ResultsSummary& summary,

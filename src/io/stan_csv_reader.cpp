@@ -1,6 +1,7 @@
 #include "io/stan_csv_reader.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -120,6 +121,26 @@ std::optional<std::size_t> StanCsv::column_index(std::string_view name) const {
 Mat StanCsv::sampling_draws() const {
   const auto w = static_cast<Eigen::Index>(warmup_rows);
   return draws.bottomRows(draws.rows() - w);
+}
+
+Mat pooled_columns(const std::vector<StanCsv>& files, const std::vector<std::string>& names) {
+  Eigen::Index total = 0;
+  for (const auto& f : files) total += f.draws.rows() - static_cast<Eigen::Index>(f.warmup_rows);
+  Mat pooled(total, static_cast<Eigen::Index>(names.size()));
+  Eigen::Index r = 0;
+  for (const auto& f : files) {
+    const Mat draws = f.sampling_draws();
+    for (std::size_t j = 0; j < names.size(); ++j) {
+      const auto c = f.column_index(names[j]);
+      if (!c)
+        throw DataError(fmt::format("{}: no column '{}' (expected the parameters {})", f.source,
+                                    names[j], fmt::join(names, ", ")));
+      pooled.block(r, static_cast<Eigen::Index>(j), draws.rows(), 1) =
+          draws.col(static_cast<Eigen::Index>(*c));
+    }
+    r += draws.rows();
+  }
+  return pooled;
 }
 
 StanCsv read_stan_csv(const std::filesystem::path& path) {

@@ -58,6 +58,11 @@ struct StanCsv {
 // Reads a Stan CSV file. Throws NoInputError if it cannot be opened, DataError if malformed.
 StanCsv read_stan_csv(const std::filesystem::path& path);
 
+// The sampling draws of the columns `names`, in that order, of several files pooled (rows of the
+// first file first): rows × names.size(). DataError naming the file and the column when a file
+// lacks one.
+Mat pooled_columns(const std::vector<StanCsv>& files, const std::vector<std::string>& names);
+
 // Parses Stan CSV text from a stream; `source` names it in error messages.
 StanCsv parse_stan_csv(std::istream& in, const std::string& source);
 

@@ -5,6 +5,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "core/error.hpp"
@@ -13,20 +14,33 @@ namespace dpmcmc {
 
 RegressionStatistic::RegressionStatistic(const GlmSpec& glm) {
   const bool gaussian = glm.family == GlmFamily::linear || glm.family == GlmFamily::normal;
-  if (!gaussian && glm.family != GlmFamily::logistic)
+  const bool poisson = glm.family == GlmFamily::poisson;
+  if (!gaussian && !poisson && glm.family != GlmFamily::logistic)
     throw ConfigError(
-        "noisy sufficient statistics: the families with a released statistic are linear, normal "
-        "and logistic");
+        "noisy sufficient statistics: the families with a released statistic are linear, normal, "
+        "logistic and poisson");
   p_ = static_cast<int>(glm.coefficient_names.size());
   square_ = gaussian && !glm.sigma;  // Σ t² informs σ only
   intercept_ = p_ > 0 && glm.coefficient_names.front() == "intercept";
-  // t = y − m: m = ½ for logistic; for linear and normal with an intercept the middle of y's
-  // declared range (public), which the intercept absorbs, so that t spans the half-range only.
-  shift_ = !gaussian ? 0.5 : intercept_ ? 0.5 * (glm.y_low + glm.y_high) : 0.0;
+  if (poisson && !intercept_)
+    throw ConfigError(
+        "noisy sufficient statistics: poisson needs the intercept (its column releases X'1, the "
+        "covariates' mean)");
+  if (poisson && !(glm.y_low >= 0.0))
+    throw ConfigError(fmt::format(
+        "noisy sufficient statistics: a poisson target is a count; its declared lower bound {:g} "
+        "must be at least 0",
+        glm.y_low));
+  // t = y − m: m = ½ for logistic; otherwise, with an intercept, the middle of y's declared range
+  // (public), so that t spans the half-range only (linear and normal: the intercept absorbs it;
+  // poisson: the mean of b subtracts m X'1).
+  shift_ = glm.family == GlmFamily::logistic ? 0.5
+           : intercept_                      ? 0.5 * (glm.y_low + glm.y_high)
+                                             : 0.0;
   centre_ = gaussian ? shift_ : 0.0;
-  const double t_max = !gaussian    ? 0.5
-                       : intercept_ ? 0.5 * (glm.y_high - glm.y_low)
-                                    : std::max(std::abs(glm.y_low), std::abs(glm.y_high));
+  const double t_max = glm.family == GlmFamily::logistic
+                           ? 0.5
+                           : std::max(std::abs(glm.y_low - shift_), std::abs(glm.y_high - shift_));
   std::vector<double> lo, hi;
   const auto& names = glm.coefficient_names;
   for (int j = 0; j < p_; ++j) {
@@ -89,6 +103,7 @@ NoisyStatisticsModel::NoisyStatisticsModel(std::shared_ptr<const GlmModel> glm,
       square_(stat.has_square()),
       intercept_(stat.has_intercept()),
       centre_(stat.centre()),
+      shift_(stat.shift()),
       n_(n),
       sigma_(glm_->spec().sigma),
       columns_(stat.stat_names()) {
@@ -146,12 +161,56 @@ NoisyStatisticsModel::Parts NoisyStatisticsModel::decompose(const Eigen::Ref<con
           eig.eigenvectors().transpose();
   out.b = s.segment(c, p_);
   if (square_) out.c = s(c + p_);
+  if (family_ == GlmFamily::poisson) {  // the covariates' Gaussian (the header)
+    out.mean_x = a.col(0) / n_;
+    const Mat cov = a / n_ - out.mean_x * out.mean_x.transpose();
+    const Eigen::SelfAdjointEigenSolver<Mat> cov_eig(cov);
+    out.cov_x = cov_eig.eigenvectors() * cov_eig.eigenvalues().cwiseMax(0.0).asDiagonal() *
+                cov_eig.eigenvectors().transpose();
+  }
   return out;
+}
+
+NoisyStatisticsModel::Observation NoisyStatisticsModel::poisson_observation(const Vec& beta,
+                                                                            const Parts& q) const {
+  const Vec& m = q.mean_x;
+  const Mat& cov_x = q.cov_x;
+  const Vec s_beta = cov_x * beta;
+  const double rho = m.dot(beta);
+  const double c = rho + 0.5 * beta.dot(s_beta);
+  const double ec = std::exp(c);
+  const double lambda = n_ * ec;
+  const Vec u = m + s_beta;
+  Observation o;
+  // b = X'(y − m) has mean λu − m X'1, X'1 = n m̄ (A's intercept column, with its noise: the
+  // errors-in-variables term below carries it).
+  o.residual = q.b - lambda * u + shift_ * n_ * m;
+  o.covariance = lambda * (u * u.transpose() + cov_x);
+  o.covariance.diagonal() += b_var_;
+  // dμ per entry (j ≤ k) of A's noise, G(:, jk), weighted by its variance (the header).
+  Vec w = ec * beta;
+  w(0) += ec * (1.0 - rho) - shift_;
+  const Vec g1 = ec * ((1.0 - rho) * u - m);
+  const Vec g2 = 0.5 * ec * u;
+  Vec g(p_);
+  for (int j = 0; j < p_; ++j) {
+    for (int k = j; k < p_; ++k) {
+      const double var = a_var_(j, k);
+      if (var == 0.0) continue;
+      g = (j == k ? 1.0 : 2.0) * beta(j) * beta(k) * g2;
+      if (j == 0) g += beta(k) * g1;
+      g(j) += w(k);
+      if (j != k) g(k) += w(j);
+      o.covariance.noalias() += var * g * g.transpose();
+    }
+  }
+  return o;
 }
 
 NoisyStatisticsModel::Observation NoisyStatisticsModel::observation(
     const Vec& theta, const Eigen::Ref<const Vec>& s) const {
   const Parts q = parts(s);
+  if (family_ == GlmFamily::poisson) return poisson_observation(theta.head(p_), q);
   Vec beta = theta.head(p_);
   if (intercept_) beta(0) -= centre_;  // t = y − m: the intercept of t is β₀ − m
   const Vec a_beta = q.a * beta;
@@ -189,6 +248,9 @@ NoisyStatisticsModel::Observation NoisyStatisticsModel::observation(
 
 double NoisyStatisticsModel::log_lik(const Vec& theta, const Eigen::Ref<const Vec>& s) const {
   const Observation o = observation(theta, s);
+  // A rate that overflows (poisson far in the prior's tail) has no likelihood.
+  if (!o.residual.allFinite() || !o.covariance.allFinite())
+    return -std::numeric_limits<double>::infinity();
   return gaussian_log_density(o.residual, o.covariance);
 }
 

@@ -36,6 +36,21 @@
 //     coefficients into the prior's tails there). The expansion is exact only near η = 0 and
 //     shrinks large coefficients: an approximation, documented as such (docs/user-guide.md,
 //     "Release once, sample forever").
+//   poisson (log link; needs the intercept, whose column gives X ᵀ1 = n m̄): Xᵀy has no finite
+//     sufficient statistic to stand on, so the covariates are modelled as Gaussian with the
+//     released moments, mean m̄ = A e₀/n and covariance S = A/n − m̄m̄ᵀ (negative eigenvalues
+//     raised to 0), as Bernstein and Sheldon (2019) model the covariates of linear regression.
+//     Then η = xᵀβ ~ N(ρ, βᵀSβ) with ρ = m̄ᵀβ, and with λ = n e^c, c = ρ + ½βᵀSβ, u = m̄ + Sβ:
+//       E[Xᵀy] = Σ x e^η = λu,  Cov[Xᵀy] = Σ x xᵀ e^η = λ(uuᵀ + S)
+//     (the moments of x e^{xᵀβ} under that Gaussian; Poisson's variance equals its mean). The
+//     released b = Xᵀ(y − m) (m the middle of y's declared range) has mean λu − m A e₀, and the
+//     likelihood is the Gaussian with these moments plus the release's noise D and the
+//     errors-in-variables term of A's noise E, to first order dμ = E w + g₁ e₀ᵀEβ + g₂ βᵀEβ with
+//     w = e^c((1 − ρ)e₀ + β) − m e₀, g₁ = e^c((1 − ρ)u − m̄), g₂ = ½e^c u. With the intercept
+//     alone this is the central-limit Gaussian of Σy ~ Poisson(n e^β₀), the exact family's
+//     statistic; with covariates it is exact for Gaussian covariates only, and bounded ones
+//     (lighter tails) shrink large effects (docs/user-guide.md, "Release once, sample forever",
+//     measures by how much).
 // Gradients are central differences: the mean and covariance both move with θ, and p is small.
 #pragma once
 
@@ -50,8 +65,9 @@ namespace dpmcmc {
 
 class RegressionStatistic final : public SufficientStatistic {
  public:
-  // The family (linear, normal or logistic), the design's coefficient names and public bounds.
-  // ConfigError for another family.
+  // The family (linear, normal, logistic or poisson), the design's coefficient names and public
+  // bounds. ConfigError for another family, or poisson without an intercept or with a target
+  // declared below 0.
   explicit RegressionStatistic(const GlmSpec& glm);
 
   int stat_dim() const override { return static_cast<int>(names_.size()); }
@@ -70,6 +86,7 @@ class RegressionStatistic final : public SufficientStatistic {
   // linear and normal t = y − centre(), the middle of y's declared range.
   bool has_intercept() const { return intercept_; }
   double centre() const { return centre_; }
+  double shift() const { return shift_; }      // t = y − shift()
   bool has_square() const { return square_; }  // Σ t² released (linear, normal with σ sampled)
 
  private:
@@ -122,6 +139,8 @@ class NoisyStatisticsModel final : public Model {
     Mat a;  // Ã
     Vec b;
     double c = 0.0;
+    Vec mean_x;  // poisson: m̄ and S (the header)
+    Mat cov_x;
   };
   // The errors-in-variables covariance of (Eβ, βᵀEβ) added to (b, c).
   struct Errors {
@@ -130,6 +149,7 @@ class NoisyStatisticsModel final : public Model {
     double cc = 0.0;
   };
   Errors errors_in_variables(const Vec& beta) const;
+  Observation poisson_observation(const Vec& beta, const Parts& q) const;
   Parts parts(const Eigen::Ref<const Vec>& released) const;
   Parts decompose(const Eigen::Ref<const Vec>& released) const;
   // log N(residual; 0, cov); −∞ when cov is not positive definite.
@@ -140,6 +160,7 @@ class NoisyStatisticsModel final : public Model {
   int p_ = 0;
   bool square_ = false, intercept_ = false;
   double centre_ = 0.0;
+  double shift_ = 0.0;  // t = y − shift_
   double n_ = 0.0;
   Mat a_var_;                    // σ²_jk of A's entries (symmetric)
   Vec b_var_;                    // of b's

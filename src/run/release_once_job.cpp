@@ -85,18 +85,23 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   if (!spec.user_model)
     throw UsageError(fmt::format(
         "--sampler {}: releases a regression family's sufficient statistics once; give --model "
-        "linear, normal or logistic with --schema and --data",
+        "linear, normal, logistic or poisson with --schema and --data",
         kReleaseOnceSampler));
   if (!spec.epsilon)
     throw UsageError(fmt::format("--epsilon: sampler '{}' is private and needs a privacy budget",
                                  kReleaseOnceSampler));
   const UserModel user = make_user_model(*spec.user_model);
   const GlmFamily family = user.glm.family;
-  if (family != GlmFamily::linear && family != GlmFamily::normal && family != GlmFamily::logistic)
+  if (family == GlmFamily::probit)
     throw UsageError(fmt::format(
         "--sampler {}: model '{}' has no released statistic; the families with one are linear, "
-        "normal and logistic",
+        "normal, logistic and poisson",
         kReleaseOnceSampler, spec.user_model->family));
+  if (family == GlmFamily::poisson && !user.design->intercept)
+    throw UsageError(fmt::format(
+        "--sampler {}: model 'poisson' needs the intercept (its column releases the covariates' "
+        "mean); remove \"intercept\": false from schema {}",
+        kReleaseOnceSampler, spec.user_model->schema_file.string()));
   const Dataset& rows = user.design->data;
   const Budget budget{*spec.epsilon, spec.delta.value_or(0.1 / static_cast<double>(rows.rows()))};
   check_epsilon(budget.epsilon, "--epsilon");

@@ -19,7 +19,8 @@ namespace dpmcmc {
 
 inline constexpr const char* kReleaseOnceSampler = "dp-nss";
 
-// UsageError unless the spec is a linear, normal or logistic user model with --epsilon.
+// UsageError unless the spec is a linear, normal, logistic or poisson (with its intercept) user
+// model with --epsilon.
 SampleOutcome run_release_once_job(const SampleSpec& spec);
 
 }  // namespace dpmcmc

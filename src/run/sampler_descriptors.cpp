@@ -317,8 +317,8 @@ std::string sampler_table(bool markdown) {
   // Release once (run/release_once_job.hpp) is a job around NUTS, not a kernel with a descriptor.
   const std::string nss =
       "one release of a regression family's sufficient statistics (Bernstein and Sheldon 2018, "
-      "2019), then NUTS on the posterior given it for --iter iterations; --model linear, normal "
-      "or logistic with --schema";
+      "2019), then NUTS on the posterior given it for --iter iterations; --model linear, normal, "
+      "logistic or poisson with --schema";
   if (markdown) {
     out += fmt::format(
         "| `{}` | yes | {} | NUTS's | `nuts` | NUTS's | as NUTS | every certified one |\n",

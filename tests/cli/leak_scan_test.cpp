@@ -324,6 +324,7 @@ TEST(LeakScan, UserModelsPublishOnlyDeclaredDpOutputs) {
   // Release once: the statistic, then NUTS on it (no timings published).
   scan_user_model("logistic", "dp-nss", "--iter 200 --warmup 200");
   scan_user_model("linear", "dp-nss", "--iter 200 --warmup 200");
+  scan_user_model("poisson", "dp-nss", "--iter 200 --warmup 200");
 }
 
 }  // namespace

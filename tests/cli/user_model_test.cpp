@@ -136,7 +136,7 @@ TEST(CliUserModel, BadInputIsNamedWithAnExitCode) {
        ok,
        probit_ok + " --sampler dp-nss --epsilon 1",
        64,
-       {"'probit'", "linear, normal and logistic"}},
+       {"'probit'", "linear, normal, logistic and poisson"}},
       {"dp-nss on a preset",
        kSchema,
        ok,

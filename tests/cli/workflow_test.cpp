@@ -1,8 +1,10 @@
 // The command line end to end: simulate data, sample it, summarise the draws; config files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli_runner.hpp"
 
@@ -52,6 +54,53 @@ TEST(CliWorkflow, SimulateSampleSummary) {
   EXPECT_EQ(rows(slurp(out / "chain-2.csv")), rows(slurp(out2 / "chain-2.csv")));
 }
 
+TEST(CliWorkflow, PlotPutsNutsDrawsInTheExactRegionsAndRefusesWhatItCannotDraw) {
+  // NUTS on 2000 rows of the tempered banana (2 chains × 1000 draws, bulk-ESS of several
+  // hundred): its draws must fall in the exact 50 / 90 / 99 % regions about as often as exact
+  // draws would; the tolerances are ~4 sds of a fraction at an ESS of 300.
+  const auto dir = scratch_dir("plot");
+  const auto data = dir / "data.csv";
+  auto r =
+      run_cli("simulate --model banana-tempered-2d --n 2000 --seed 3 --out " + data.string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto run = dir / "nuts";
+  r = run_cli("sample --model banana-tempered-2d --sampler nuts --data " + data.string() +
+                  " --chains 2 --seed 5 --quiet --out " + run.string(),
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto plot = dir / "plot";
+  r = run_cli("plot --model banana-tempered-2d --data " + data.string() + " " + run.string() +
+                  " --label NUTS --starts 4 --cells 120 --no-plots --out " + plot.string(),
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto at = r.out.find("NUTS");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  std::istringstream line(r.out.substr(at + 4));
+  double f50 = 0, f90 = 0, f99 = 0;
+  char slash = 0;
+  line >> f50 >> slash >> f90 >> slash >> f99;
+  EXPECT_NEAR(f50, 0.5, 0.12) << r.out;
+  EXPECT_NEAR(f90, 0.9, 0.07) << r.out;
+  EXPECT_NEAR(f99, 0.99, 0.03) << r.out;
+  for (const char* file :
+       {"posterior.gp", "posterior-density.dat", "posterior-panel-1.dat", "posterior-starts.dat"})
+    EXPECT_TRUE(std::filesystem::exists(plot / file)) << file;
+  const std::string starts = slurp(plot / "posterior-starts.dat");
+  EXPECT_EQ(std::count(starts.begin(), starts.end(), '\n'), 4);
+
+  // What it cannot draw: a model of another dimension, labels that do not match the runs, a
+  // run that is not there.
+  r = run_cli("plot --model gauss-30d --no-plots --out " + plot.string(), dir);
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_NE(r.err.find("2-parameter"), std::string::npos) << r.err;
+  r = run_cli("plot --model banana-tempered-2d " + run.string() + " --label a --label b --no-plots",
+              dir);
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_NE(r.err.find("--label"), std::string::npos) << r.err;
+  r = run_cli("plot --model banana-tempered-2d " + (dir / "absent").string() + " --no-plots", dir);
+  EXPECT_EQ(r.exit_code, 66) << r.err;
+}
+
 TEST(CliWorkflow, ConfigFileJsonAndTomlWithCommandLineOverride) {
   const auto dir = scratch_dir("config");
   std::ofstream(dir / "c.json")
@@ -83,8 +132,8 @@ TEST(CliWorkflow, ModelsListsPresetsAsJson) {
 
 TEST(CliWorkflow, HelpExitsZero) {
   const auto dir = scratch_dir("help");
-  for (const std::string cmd :
-       {"--help", "sample --help", "simulate --help", "summary --help", "models --help"}) {
+  for (const std::string cmd : {"--help", "sample --help", "simulate --help", "summary --help",
+                                "models --help", "plot --help"}) {
     const auto r = run_cli(cmd, dir);
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_NE(r.out.find("--"), std::string::npos) << cmd;

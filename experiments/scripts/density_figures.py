@@ -1,0 +1,79 @@
+"""The papers' density and contour figures, drawn by `dpmcmc plot` (docs/reproduction.md).
+
+- The 2-d posteriors of the thesis' Table 5.1 with 20 starting points (002 Figure 5.1, 001
+  Figure 6.1): `dpmcmc plot --model M --starts 20`, one figure per model.
+- 000 Figure 2: the DP HMC paper's banana at epsilon = 15, the best, median and worst of its 10
+  repeats by MMD for each algorithm, against the exact posterior. The cells are rerun from
+  experiments/dphmc.json with their chain files (same seeds and key as the committed rows), and
+  each rerun's MMD is printed beside the committed one.
+
+    python3 experiments/scripts/density_figures.py [--dpmcmc build/dpmcmc] \
+        [--out docs/figures/densities] [--work out/density-figures]
+"""
+import argparse
+import csv
+import os
+import subprocess
+
+PRESETS_2D = ["banana-flat-2d", "banana-tempered-2d", "banana-narrow-2d", "gauss-correlated-2d"]
+DPHMC_LABELS = {"dp-hmc": "DP HMC", "dp-penalty": "DP penalty", "dp-sgld": "DP-SGLD",
+                "dp-sgnht": "DP-SGNHT"}
+DPHMC_EPSILON = "15"
+
+
+def run(cmd):
+    print("$", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+
+
+def mmd_by_repeat(results, model, label, epsilon):
+    with open(results) as f:
+        rows = [r for r in csv.DictReader(f)
+                if r["model"] == model and r["sampler"] == label and r["epsilon"] == epsilon
+                and r["status"] == "completed"]
+    return {int(r["repeat"]): float(r["mmd"]) for r in rows}
+
+
+def main():
+    a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    a.add_argument("--dpmcmc", default="build/dpmcmc")
+    a.add_argument("--out", default="docs/figures/densities")
+    a.add_argument("--work", default="out/density-figures")
+    a.add_argument("--threads", default="2")
+    args = a.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+
+    for preset in PRESETS_2D:
+        run([args.dpmcmc, "plot", "--model", preset, "--starts", "20", "--seed", "1",
+             "--title", f"{preset}: exact 50 / 90 / 99 % regions and 20 starting points",
+             "--name", preset, "--out", args.out, "--threads", args.threads])
+
+    model = "banana-dphmc-2d"
+    cells = os.path.join(args.work, "dphmc-eps15")
+    patterns = []
+    for label in DPHMC_LABELS:
+        patterns += ["--cells", f"sample/{model}/{label}/{DPHMC_EPSILON}/*"]
+    run([args.dpmcmc, "experiment", "experiments/dphmc.json", "--threads", args.threads,
+         *patterns, "--out", cells])
+    committed = "experiments/results/dphmc-full/results.csv"
+    runs, labels = [], []
+    for label, name in DPHMC_LABELS.items():
+        rerun = mmd_by_repeat(os.path.join(cells, "results.csv"), model, label, DPHMC_EPSILON)
+        before = mmd_by_repeat(committed, model, label, DPHMC_EPSILON)
+        for rep in sorted(rerun):
+            same = "same" if rep in before and abs(before[rep] - rerun[rep]) < 1e-12 else (
+                f"committed {before[rep]:.4f}" if rep in before else "not committed")
+            print(f"{name} repeat {rep}: MMD {rerun[rep]:.4f} ({same})")
+        order = sorted(rerun, key=lambda r: rerun[r])
+        picks = {"best": order[0], "median": order[(len(order) - 1) // 2], "worst": order[-1]}
+        for which, rep in picks.items():
+            runs.append(os.path.join(cells, "cells", model, label, f"eps-{DPHMC_EPSILON}",
+                                     f"rep-{rep}"))
+            labels += ["--label", f"{name}, {which} (MMD {rerun[rep]:.3f})"]
+    run([args.dpmcmc, "plot", "--model", model, *runs, *labels, "--title",
+         f"{model} at epsilon = {DPHMC_EPSILON}: best, median and worst of 10 runs by MMD",
+         "--name", "dphmc-banana-eps15", "--out", args.out, "--threads", args.threads])
+
+
+if __name__ == "__main__":
+    main()

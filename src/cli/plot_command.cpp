@@ -1,0 +1,213 @@
+// `dpmcmc plot --model PRESET [RUN…]`: the draws of runs of a two-parameter preset against the
+// contours of its exact posterior (experiment/posterior_plot.hpp), and how much of each run's
+// draws lies in the exact 50 / 90 / 99 % regions.
+//
+// Only presets: their rows are public (simulated from --data-seed, or a CSV the caller gives),
+// so the exact density drawn from them may be published. The exact posterior of private rows is
+// not a DP output, and a regression family on a user's data is refused.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+#include "cli/commands.hpp"
+#include "cli/preset_rows.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "experiment/posterior_plot.hpp"
+#include "io/gnuplot.hpp"
+#include "io/stan_csv_reader.hpp"
+#include "models/presets.hpp"
+#include "run/start_points.hpp"
+
+namespace dpmcmc::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The chain files of a run: RUN itself when it is a file, else RUN/chain-*.csv in order.
+std::vector<StanCsv> run_files(const std::string& run) {
+  std::vector<fs::path> paths;
+  std::error_code ec;
+  if (fs::is_directory(run, ec)) {
+    for (const auto& e : fs::directory_iterator(run)) {
+      const std::string f = e.path().filename().string();
+      if (f.starts_with("chain-") && f.ends_with(".csv")) paths.push_back(e.path());
+    }
+    std::sort(paths.begin(), paths.end());
+    if (paths.empty())
+      throw NoInputError(fmt::format(
+          "{}: no chain-*.csv in this directory (a run of `dpmcmc sample` without --no-draws)",
+          run));
+  } else {
+    paths.push_back(run);
+  }
+  std::vector<StanCsv> files;
+  for (const auto& p : paths) files.push_back(read_stan_csv(p));
+  return files;
+}
+
+// At most `points` rows, evenly spaced.
+Mat thinned(const Mat& draws, std::size_t points) {
+  const auto n = static_cast<std::size_t>(draws.rows());
+  if (n <= points) return draws;
+  Mat out(static_cast<Eigen::Index>(points), draws.cols());
+  for (std::size_t k = 0; k < points; ++k)
+    out.row(static_cast<Eigen::Index>(k)) = draws.row(static_cast<Eigen::Index>(k * n / points));
+  return out;
+}
+
+}  // namespace
+
+void add_plot_command(CLI::App& app) {
+  struct Args {
+    std::string model, data, title, out = "out/plot", name = "posterior";
+    std::vector<std::string> runs, labels;
+    std::vector<double> box;
+    std::uint64_t data_seed = 1, seed = 1;
+    std::size_t n = 0, cells = 300, points = 2000, starts = 0, exact_draws = 10000;
+    unsigned threads = 0;
+    bool no_plots = false;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(
+      "plot", "Draws of a 2-parameter preset against the contours of its exact posterior");
+  cmd->add_option("runs", a->runs,
+                  "Runs to draw, one panel each: a run directory (its chain-*.csv) or a Stan CSV "
+                  "file; none: the exact posterior's contours alone");
+  cmd->add_option("--model", a->model, "Model preset with two parameters (see `dpmcmc models`)")
+      ->required();
+  cmd->add_option("--label", a->labels, "Panel titles, one per run (default: the run's name)");
+  cmd->add_option("--data", a->data,
+                  "CSV data the posterior is conditioned on (default: the "
+                  "preset's synthetic data)");
+  cmd->add_option("--data-seed", a->data_seed, "Seed of the preset's synthetic data")
+      ->capture_default_str();
+  cmd->add_option("--n", a->n, "Rows of synthetic data (default: the preset's)");
+  cmd->add_option("--starts", a->starts,
+                  "Also draw the starting points of this many chains, by the preset's start "
+                  "rule with --seed (as `sample --seed` places them)")
+      ->capture_default_str();
+  cmd->add_option("--seed", a->seed, "With --starts: the run seed of the starting points")
+      ->capture_default_str();
+  cmd->add_option("--box", a->box,
+                  "Plot and grid box lo1,hi1,lo2,hi2 (default: around exact posterior draws, "
+                  "the runs' draws and the starts)")
+      ->delimiter(',')
+      ->expected(4);
+  cmd->add_option("--exact-draws", a->exact_draws,
+                  "Exact posterior draws that place the regions (their log-density quantiles)")
+      ->capture_default_str()
+      ->check(CLI::Range(static_cast<std::size_t>(100), static_cast<std::size_t>(10000000)));
+  cmd->add_option("--cells", a->cells, "Grid cells per axis of the drawn contours")
+      ->capture_default_str()
+      ->check(CLI::Range(static_cast<std::size_t>(20), static_cast<std::size_t>(2000)));
+  cmd->add_option("--points", a->points, "Draws shown per panel at most (evenly thinned)")
+      ->capture_default_str()
+      ->check(CLI::Range(static_cast<std::size_t>(1), static_cast<std::size_t>(1000000)));
+  cmd->add_option("--title", a->title, "Figure title (default: the preset's name)");
+  cmd->add_option("--out", a->out, "Output directory")->capture_default_str();
+  cmd->add_option("--name", a->name, "File stem of the figure")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Threads for the grid (0: all)")->capture_default_str();
+  cmd->add_flag("--no-plots", a->no_plots,
+                "Do not run gnuplot (the script and data are still written)");
+  cmd->footer(
+      "Output: OUT/NAME.gp and its data files, rendered by gnuplot (gnuplot-nox) to NAME.png and "
+      "NAME.svg; stdout gives, per run, the fraction of its draws inside the exact posterior's "
+      "50 / 90 / 99 % highest-density regions (exact draws: 0.50 / 0.90 / 0.99). Presets only: "
+      "their rows are public.");
+  cmd->callback([a] {
+    const Preset& preset = find_preset(a->model);
+    const auto model = preset.make_model();
+    if (model->dim() != 2)
+      throw UsageError(
+          fmt::format("--model {}: has {} parameters; plot draws 2-parameter "
+                      "posteriors",
+                      preset.name, model->dim()));
+    if (!a->labels.empty() && a->labels.size() != a->runs.size())
+      throw UsageError(fmt::format("--label: {} given for {} runs; give one per run or none",
+                                   a->labels.size(), a->runs.size()));
+    if (!a->no_plots) require_gnuplot();
+    const Dataset data = preset_rows(preset, *model, a->data, a->data_seed, a->n);
+    const auto names = model->param_names();
+
+    PosteriorFigure figure;
+    figure.title = a->title.empty() ? preset.name : a->title;
+    figure.names = {names[0], names[1]};
+    std::vector<Mat> extents;
+    std::vector<Mat> all_draws;
+    for (std::size_t k = 0; k < a->runs.size(); ++k) {
+      const Mat draws = pooled_columns(run_files(a->runs[k]), names);
+      const std::string label =
+          a->labels.empty() ? fs::path(a->runs[k]).filename().string() : a->labels[k];
+      figure.panels.push_back({label.empty() ? a->runs[k] : label, thinned(draws, a->points), {}});
+      all_draws.push_back(draws);
+      extents.push_back(figure.panels.back().draws);
+    }
+    if (a->starts > 0) {
+      InitConfig init;
+      init.centre = preset.start_centre;
+      init.spread =
+          preset.start_sd ? *preset.start_sd : start_deviation(preset, *model, data, a->data_seed);
+      figure.starts.resize(static_cast<Eigen::Index>(a->starts), 2);
+      for (std::size_t c = 0; c < a->starts; ++c)
+        figure.starts.row(static_cast<Eigen::Index>(c)) =
+            starting_point(init, 2, a->seed, static_cast<int>(c), static_cast<int>(c)).transpose();
+      extents.push_back(figure.starts);
+    }
+    // The grid covers the exact posterior (its draws, widened), so that its cells resolve the
+    // contours however far the runs or the starts stray; the axes cover everything.
+    std::optional<Mat> exact;
+    if (model->has_exact_posterior()) {
+      Rng exact_rng = make_rng(a->data_seed, 0, Stream::exact);
+      exact = model->sample_posterior(data, a->exact_draws, exact_rng);
+      extents.push_back(*exact);
+    }
+    Box2d box;
+    if (!a->box.empty()) {
+      box = {a->box[0], a->box[1], a->box[2], a->box[3]};
+      check_box(box, "--box");
+      figure.view = box;
+    } else {
+      if (extents.empty())
+        throw UsageError(
+            fmt::format("--box: preset '{}' has no exact sampler to size the plot "
+                        "by and no run was given; give --box lo1,hi1,lo2,hi2",
+                        preset.name));
+      box = exact ? enclosing_box({*exact}, 0.15) : enclosing_box(extents, 0.1);
+      figure.view = enclosing_box(extents, 0.05);
+    }
+    const GridPosterior grid(*model, data, box, a->cells, a->threads);
+    if (!exact) {  // the grid's density is then the reference (as for the mixture's accuracy)
+      Rng exact_rng = make_rng(a->data_seed, 0, Stream::exact);
+      exact = grid.sample(a->exact_draws, exact_rng);
+    }
+    const std::vector<double> masses(kRegionMasses.begin(), kRegionMasses.end());
+    const std::vector<double> levels = region_levels(log_densities(*model, data, *exact), masses);
+    for (std::size_t k = 0; k < figure.panels.size(); ++k)
+      figure.panels[k].fractions =
+          region_fractions(log_densities(*model, data, all_draws[k]), levels);
+
+    fs::create_directories(a->out);
+    const Figure f = write_posterior_figure(figure, grid, levels, a->out, a->name);
+    if (!a->no_plots) run_gnuplot(f.script);
+    fmt::print(
+        "plot: {}, exact density on a {}x{} grid over [{:.4g}, {:.4g}] x [{:.4g}, {:.4g}]{}\n",
+        preset.name, a->cells, a->cells, box.lo1, box.hi1, box.lo2, box.hi2,
+        grid.edge_mass() > 1e-4
+            ? fmt::format(
+                  " (mass {:.2g} on the grid's edge: the drawn contours may be cut; widen --box)",
+                  grid.edge_mass())
+            : std::string());
+    fmt::print("fraction of draws in the exact 50 / 90 / 99 % regions:\n");
+    for (const auto& p : figure.panels)
+      fmt::print("  {:<40} {:.3f} / {:.3f} / {:.3f}\n", p.label, p.fractions[0], p.fractions[1],
+                 p.fractions[2]);
+    fmt::print("figure: {}{}\n", f.script.string(),
+               a->no_plots ? std::string(" (not rendered)")
+                           : fmt::format(" -> {}, {}", f.png.string(), f.svg.string()));
+  });
+}
+
+}  // namespace dpmcmc::cli
