@@ -8,6 +8,8 @@ coefficient, the truth, NUTS's posterior mean and sd, and dp-nss's (docs/user-gu
 "Release once, sample forever").
 
     PYTHONPATH=build/python python3 experiments/scripts/poisson_nss.py [--n 2000]
+    PYTHONPATH=build/python python3 experiments/scripts/poisson_nss.py --coverage 50 \
+        --epsilons 4,1
 """
 import argparse
 import tempfile
@@ -42,13 +44,39 @@ def schema(y_high):
          "outside": "clip"}]}
 
 
+def coverage(args, epsilons):
+    """Coverage of the central 90 % intervals of dp-nss over repeats (fresh rows and seed)."""
+    print(f"| case | ε | repeats | " + " | ".join(f"covers {c}" for c in
+                                                  ["intercept", "x1", "x2"]) + " |")
+    print("|---|---|---|---|---|---|")
+    for case in ["gaussian x1, moderate", "uniform x1 + binary x2"]:
+        k = list(CASES).index(case)
+        for e in epsilons:
+            hits = [0, 0, 0]
+            for rep in range(args.coverage):
+                X, y = simulate(case, args.n, np.random.default_rng(10_000 + 100 * rep + k))
+                fit = dpmcmc.sample("poisson", X=X, y=y, schema=schema(CASES[case][2]),
+                                    sampler="dp-nss", epsilon=e, delta=1e-5, chains=4,
+                                    seed=rep + 1, out=tempfile.mkdtemp(prefix="poisson-nss-"))
+                rows = {q["name"]: q for q in fit.summary}
+                for j, name in enumerate(["intercept", "x1", "x2"]):
+                    hits[j] += rows[name]["q5"] <= CASES[case][0][j] <= rows[name]["q95"]
+            print(f"| {case} | {e:g} | {args.coverage} | "
+                  + " | ".join(f"{h / args.coverage:.2f}" for h in hits) + " |", flush=True)
+
+
 def main():
     a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     a.add_argument("--n", type=int, default=2000)
-    a.add_argument("--epsilons", default="1000,4,1")
+    a.add_argument("--epsilons", default="30,4,1")
     a.add_argument("--seed", type=int, default=1)
+    a.add_argument("--coverage", type=int, default=0,
+                   help="instead: coverage of 90 %% intervals over this many repeats")
     args = a.parse_args()
     epsilons = [float(e) for e in args.epsilons.split(",")]
+    if args.coverage:
+        coverage(args, epsilons)
+        return
     print("| case | coefficient | truth | NUTS mean (sd) | "
           + " | ".join(f"dp-nss ε = {e:g} mean (sd)" for e in epsilons) + " |")
     print("|---|---|---|---|" + "---|" * len(epsilons))
