@@ -9,12 +9,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/preset_rows.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "data/file_bytes.hpp"
 #include "experiment/posterior_plot.hpp"
 #include "io/gnuplot.hpp"
 #include "io/stan_csv_reader.hpp"
@@ -56,6 +59,48 @@ Mat thinned(const Mat& draws, std::size_t points) {
   for (std::size_t k = 0; k < points; ++k)
     out.row(static_cast<Eigen::Index>(k)) = draws.row(static_cast<Eigen::Index>(k * n / points));
   return out;
+}
+
+// Where a run's rows came from: a CSV file, or the preset's synthetic data of a seed and size.
+struct RowsSource {
+  std::string file;
+  std::uint64_t seed = 1;
+  std::size_t n = 0;
+  bool operator==(const RowsSource&) const = default;
+};
+
+struct Reference {
+  RowsSource rows;
+  Dataset data;
+  std::vector<Mat> runs;  // the thinned draws drawn against it
+  std::unique_ptr<GridPosterior> grid;
+  std::vector<double> levels;
+};
+
+// The rows of a run directory from its report.json (an experiment's repeats each simulate their
+// own): its data seed and rows when they were the preset's synthetic data. `given` (the
+// command's --data, --data-seed, --n) otherwise, and always when --data is given. UsageError for
+// a run of another model, or one fitted to a file when --data is not given.
+RowsSource rows_of_run(const std::string& run, const std::string& preset, const RowsSource& given) {
+  const fs::path report = fs::path(run) / "report.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(report, ec)) return given;
+  nlohmann::json r;
+  try {
+    r = nlohmann::json::parse(read_file_bytes(report));
+    const std::string model = r.at("model").at("preset").get<std::string>();
+    if (model != preset)
+      throw UsageError(
+          fmt::format("{}: a run of model '{}', not of --model {}", run, model, preset));
+    if (!given.file.empty()) return given;
+    const std::string source = r.at("data").at("source").get<std::string>();
+    if (!source.starts_with("simulated"))
+      throw UsageError(fmt::format("{}: fitted to {}; give that file with --data", run, source));
+    return {"", r.at("run").at("data_seed").get<std::uint64_t>(),
+            r.at("data").at("rows").get<std::size_t>()};
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError(fmt::format("{}: not a dpmcmc run report ({})", report.string(), e.what()));
+  }
 }
 
 }  // namespace
@@ -129,77 +174,97 @@ void add_plot_command(CLI::App& app) {
       throw UsageError(fmt::format("--label: {} given for {} runs; give one per run or none",
                                    a->labels.size(), a->runs.size()));
     if (!a->no_plots) require_gnuplot();
-    const Dataset data = preset_rows(preset, *model, a->data, a->data_seed, a->n);
     const auto names = model->param_names();
 
+    // The exact posteriors: one per data set the runs were fitted to.
+    std::vector<Reference> refs;
+    const auto reference_of = [&](const RowsSource& rows) {
+      for (std::size_t r = 0; r < refs.size(); ++r)
+        if (refs[r].rows == rows) return r;
+      refs.push_back({rows, preset_rows(preset, *model, rows.file, rows.seed, rows.n), {}, {}, {}});
+      return refs.size() - 1;
+    };
+    const RowsSource given{a->data, a->data_seed, a->n};
     PosteriorFigure figure;
     figure.title = a->title.empty() ? preset.name : a->title;
     figure.names = {names[0], names[1]};
-    std::vector<Mat> extents;
     std::vector<Mat> all_draws;
     for (std::size_t k = 0; k < a->runs.size(); ++k) {
       const Mat draws = pooled_columns(run_files(a->runs[k]), names);
       const std::string label =
           a->labels.empty() ? fs::path(a->runs[k]).filename().string() : a->labels[k];
-      figure.panels.push_back({label.empty() ? a->runs[k] : label, thinned(draws, a->points), {}});
+      const std::size_t r = reference_of(rows_of_run(a->runs[k], preset.name, given));
+      figure.panels.push_back(
+          {label.empty() ? a->runs[k] : label, thinned(draws, a->points), {}, r});
+      refs[r].runs.push_back(figure.panels.back().draws);
       all_draws.push_back(draws);
-      extents.push_back(figure.panels.back().draws);
     }
-    if (a->starts > 0) {
+    if (refs.empty()) reference_of(given);
+    std::vector<Mat> extents;
+    for (const auto& p : figure.panels) extents.push_back(p.draws);
+    if (a->starts > 0) {  // as `sample` places them on the first run's data
       InitConfig init;
       init.centre = preset.start_centre;
-      init.spread =
-          preset.start_sd ? *preset.start_sd : start_deviation(preset, *model, data, a->data_seed);
+      init.spread = preset.start_sd
+                        ? *preset.start_sd
+                        : start_deviation(preset, *model, refs[0].data, refs[0].rows.seed);
       figure.starts.resize(static_cast<Eigen::Index>(a->starts), 2);
       for (std::size_t c = 0; c < a->starts; ++c)
         figure.starts.row(static_cast<Eigen::Index>(c)) =
             starting_point(init, 2, a->seed, static_cast<int>(c), static_cast<int>(c)).transpose();
       extents.push_back(figure.starts);
     }
-    // The grid covers the exact posterior (its draws, widened), so that its cells resolve the
+    // Each grid covers its exact posterior (its draws, widened), so that its cells resolve the
     // contours however far the runs or the starts stray; the axes cover everything.
-    std::optional<Mat> exact;
-    if (model->has_exact_posterior()) {
-      Rng exact_rng = make_rng(a->data_seed, 0, Stream::exact);
-      exact = model->sample_posterior(data, a->exact_draws, exact_rng);
-      extents.push_back(*exact);
-    }
-    Box2d box;
+    std::optional<Box2d> box;
     if (!a->box.empty()) {
-      box = {a->box[0], a->box[1], a->box[2], a->box[3]};
-      check_box(box, "--box");
-      figure.view = box;
-    } else {
-      if (extents.empty())
+      box = Box2d{a->box[0], a->box[1], a->box[2], a->box[3]};
+      check_box(*box, "--box");
+    }
+    for (auto& ref : refs) {
+      std::optional<Mat> exact;
+      if (model->has_exact_posterior()) {
+        Rng exact_rng = make_rng(ref.rows.seed, 0, Stream::exact);
+        exact = model->sample_posterior(ref.data, a->exact_draws, exact_rng);
+        extents.push_back(*exact);
+      }
+      if (!box && !exact && ref.runs.empty())
         throw UsageError(
             fmt::format("--box: preset '{}' has no exact sampler to size the plot "
                         "by and no run was given; give --box lo1,hi1,lo2,hi2",
                         preset.name));
-      box = exact ? enclosing_box({*exact}, 0.15) : enclosing_box(extents, 0.1);
-      figure.view = enclosing_box(extents, 0.05);
+      const Box2d grid_box = box     ? *box
+                             : exact ? enclosing_box({*exact}, 0.15)
+                                     : enclosing_box(ref.runs, 0.1);
+      ref.grid = std::make_unique<GridPosterior>(*model, ref.data, grid_box, a->cells, a->threads);
+      if (!exact) {  // the grid's density is then the reference (as for the mixture's accuracy)
+        Rng exact_rng = make_rng(ref.rows.seed, 0, Stream::exact);
+        exact = ref.grid->sample(a->exact_draws, exact_rng);
+      }
+      const std::vector<double> masses(kRegionMasses.begin(), kRegionMasses.end());
+      ref.levels = region_levels(log_densities(*model, ref.data, *exact), masses);
     }
-    const GridPosterior grid(*model, data, box, a->cells, a->threads);
-    if (!exact) {  // the grid's density is then the reference (as for the mixture's accuracy)
-      Rng exact_rng = make_rng(a->data_seed, 0, Stream::exact);
-      exact = grid.sample(a->exact_draws, exact_rng);
-    }
-    const std::vector<double> masses(kRegionMasses.begin(), kRegionMasses.end());
-    const std::vector<double> levels = region_levels(log_densities(*model, data, *exact), masses);
-    for (std::size_t k = 0; k < figure.panels.size(); ++k)
+    figure.view = box ? *box : enclosing_box(extents, 0.05);
+    std::vector<ExactContours> contours;
+    for (const auto& ref : refs) contours.push_back({ref.grid.get(), ref.levels});
+    for (std::size_t k = 0; k < figure.panels.size(); ++k) {
+      const Reference& ref = refs[figure.panels[k].reference];
       figure.panels[k].fractions =
-          region_fractions(log_densities(*model, data, all_draws[k]), levels);
+          region_fractions(log_densities(*model, ref.data, all_draws[k]), ref.levels);
+    }
 
     fs::create_directories(a->out);
-    const Figure f = write_posterior_figure(figure, grid, levels, a->out, a->name);
+    const Figure f = write_posterior_figure(figure, contours, a->out, a->name);
     if (!a->no_plots) run_gnuplot(f.script);
-    fmt::print(
-        "plot: {}, exact density on a {}x{} grid over [{:.4g}, {:.4g}] x [{:.4g}, {:.4g}]{}\n",
-        preset.name, a->cells, a->cells, box.lo1, box.hi1, box.lo2, box.hi2,
-        grid.edge_mass() > 1e-4
-            ? fmt::format(
-                  " (mass {:.2g} on the grid's edge: the drawn contours may be cut; widen --box)",
-                  grid.edge_mass())
-            : std::string());
+    fmt::print("plot: {}, {} exact posterior(s) on {}x{} grids\n", preset.name, refs.size(),
+               a->cells, a->cells);
+    for (const auto& ref : refs) {
+      if (ref.grid->edge_mass() > 1e-4)
+        fmt::print(
+            "  mass {:.2g} on the edge of a grid: its drawn contours may be cut; widen "
+            "--box\n",
+            ref.grid->edge_mass());
+    }
     fmt::print("fraction of draws in the exact 50 / 90 / 99 % regions:\n");
     for (const auto& p : figure.panels)
       fmt::print("  {:<40} {:.3f} / {:.3f} / {:.3f}\n", p.label, p.fractions[0], p.fractions[1],

@@ -100,23 +100,31 @@ Box2d enclosing_box(const std::vector<Mat>& sets, double margin) {
           box.hi2 + margin * w2};
 }
 
-Figure write_posterior_figure(const PosteriorFigure& figure, const GridPosterior& grid,
-                              const std::vector<double>& levels, const std::filesystem::path& dir,
-                              const std::string& name) {
-  const std::string density = name + "-density.dat", contours = name + "-contours.dat";
-  write_file_atomic(dir / density, grid_text(grid));
+Figure write_posterior_figure(const PosteriorFigure& figure,
+                              const std::vector<ExactContours>& exact,
+                              const std::filesystem::path& dir, const std::string& name) {
+  if (exact.empty()) throw SoftwareError("write_posterior_figure: no exact posterior to draw");
   if (figure.starts.rows() > 0)
     write_file_atomic(dir / (name + "-starts.dat"), rows_text(figure.starts));
-  // gnuplot traces the contours of the grid into a table once; every panel draws that table.
-  // The grid holds cell probabilities exp(log p − lse), lse = log_normaliser − log(h1 h2).
-  const double lse = grid.log_normaliser() - std::log(grid.width1() * grid.width2());
-  std::string level_list;
-  for (std::size_t k = 0; k < levels.size(); ++k)
-    level_list += fmt::format("{}{}", k ? "," : "", std::exp(levels[k] - lse));
-  std::string body = fmt::format(
-      "set contour base\nunset surface\nset view map\nset cntrparam levels discrete {}\n"
-      "set table {}\nsplot {} using 1:2:3 with lines\nunset table\nunset contour\n",
-      level_list, gnuplot_quote(contours), gnuplot_quote(density));
+  // gnuplot traces the contours of each grid into a table once; the panels draw those tables.
+  std::string body;
+  std::vector<std::string> contour_files;
+  for (std::size_t r = 0; r < exact.size(); ++r) {
+    const GridPosterior& grid = *exact[r].grid;
+    const std::string suffix = exact.size() == 1 ? std::string() : fmt::format("-{}", r + 1);
+    const std::string density = name + "-density" + suffix + ".dat";
+    contour_files.push_back(name + "-contours" + suffix + ".dat");
+    write_file_atomic(dir / density, grid_text(grid));
+    // The grid holds cell probabilities exp(log p − lse), lse = log_normaliser − log(h1 h2).
+    const double lse = grid.log_normaliser() - std::log(grid.width1() * grid.width2());
+    std::string level_list;
+    for (std::size_t k = 0; k < exact[r].levels.size(); ++k)
+      level_list += fmt::format("{}{}", k ? "," : "", std::exp(exact[r].levels[k] - lse));
+    body += fmt::format(
+        "set contour base\nunset surface\nset view map\nset cntrparam levels discrete {}\n"
+        "set table {}\nsplot {} using 1:2:3 with lines\nunset table\nunset contour\n",
+        level_list, gnuplot_quote(contour_files.back()), gnuplot_quote(density));
+  }
   const std::size_t panels = std::max<std::size_t>(figure.panels.size(), 1);
   const std::size_t cols = std::min<std::size_t>(panels, 3);
   const std::size_t rows = (panels + cols - 1) / cols;
@@ -126,9 +134,11 @@ Figure write_posterior_figure(const PosteriorFigure& figure, const GridPosterior
       "set xlabel {}\nset ylabel {}\nset key below horizontal font ',8'\n",
       rows, cols, gnuplot_quote(figure.title), b.lo1, b.hi1, b.lo2, b.hi2,
       gnuplot_quote(figure.names[0]), gnuplot_quote(figure.names[1]));
-  const std::string exact = fmt::format(
-      "{} using 1:2 with lines lc rgb '#000000' lw 1.5 title 'exact: 50 / 90 / 99 % regions'",
-      gnuplot_quote(contours));
+  const auto exact_plot = [&](std::size_t r) {
+    return fmt::format(
+        "{} using 1:2 with lines lc rgb '#000000' lw 1.5 title 'exact: 50 / 90 / 99 % regions'",
+        gnuplot_quote(contour_files.at(r)));
+  };
   const std::string starts =
       figure.starts.rows() > 0
           ? fmt::format(
@@ -137,7 +147,7 @@ Figure write_posterior_figure(const PosteriorFigure& figure, const GridPosterior
                 gnuplot_quote(name + "-starts.dat"))
           : std::string();
   if (figure.panels.empty()) {
-    body += fmt::format("set title ''\nplot {}{}\n", exact, starts);
+    body += fmt::format("set title ''\nplot {}{}\n", exact_plot(0), starts);
   }
   for (std::size_t k = 0; k < figure.panels.size(); ++k) {
     const PosteriorPanel& p = figure.panels[k];
@@ -151,7 +161,8 @@ Figure write_posterior_figure(const PosteriorFigure& figure, const GridPosterior
         "     {}{}\n",
         gnuplot_quote(p.label), gnuplot_quote(file),
         "#60" + kPanelColours[k % kPanelColours.size()].substr(1),  // translucent
-        gnuplot_quote(fmt::format("draws ({} % in the regions)", in_regions)), exact, starts);
+        gnuplot_quote(fmt::format("draws ({} % in the regions)", in_regions)),
+        exact_plot(p.reference), starts);
   }
   body += "unset multiplot\n";
   Figure f{name, figure.title, dir / (name + ".gp"), dir / (name + ".png"), dir / (name + ".svg")};

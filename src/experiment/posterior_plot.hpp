@@ -50,6 +50,14 @@ struct PosteriorPanel {
   std::string label;
   Mat draws;                      // rows × 2, thinned to what is drawn
   std::vector<double> fractions;  // region_fractions of the panel's draws (all of them)
+  std::size_t reference = 0;      // the exact posterior (ExactContours) it is drawn against
+};
+
+// One exact posterior: its grid (for the drawing) and region levels (log p). Runs on different
+// data (an experiment's repeats redraw the data) each have their own.
+struct ExactContours {
+  const GridPosterior* grid = nullptr;
+  std::vector<double> levels;
 };
 
 struct PosteriorFigure {
@@ -60,11 +68,12 @@ struct PosteriorFigure {
   Box2d view;                          // the axes' ranges (may be wider than the grid's box)
 };
 
-// Writes DIR/NAME.gp and its data files (NAME-density.dat, NAME-panel-K.dat, NAME-starts.dat);
-// the script renders NAME.png and NAME.svg, the contours at `levels` (log p, as region_levels
-// gives them) traced on `grid`. OutputError when a file cannot be written.
-Figure write_posterior_figure(const PosteriorFigure& figure, const GridPosterior& grid,
-                              const std::vector<double>& levels, const std::filesystem::path& dir,
-                              const std::string& name);
+// Writes DIR/NAME.gp and its data files (NAME-density[-R].dat per exact posterior,
+// NAME-panel-K.dat, NAME-starts.dat); the script renders NAME.png and NAME.svg, each panel over
+// the contours of its exact posterior (a panel-less figure over the first). SoftwareError without
+// an exact posterior; OutputError when a file cannot be written.
+Figure write_posterior_figure(const PosteriorFigure& figure,
+                              const std::vector<ExactContours>& exact,
+                              const std::filesystem::path& dir, const std::string& name);
 
 }  // namespace dpmcmc

@@ -89,7 +89,7 @@ TEST(CliWorkflow, PlotPutsNutsDrawsInTheExactRegionsAndRefusesWhatItCannotDraw) 
   EXPECT_EQ(std::count(starts.begin(), starts.end(), '\n'), 4);
 
   // What it cannot draw: a model of another dimension, labels that do not match the runs, a
-  // run that is not there.
+  // run that is not there, a run of another model, a run on a file not given.
   r = run_cli("plot --model gauss-30d --no-plots --out " + plot.string(), dir);
   EXPECT_EQ(r.exit_code, 64);
   EXPECT_NE(r.err.find("2-parameter"), std::string::npos) << r.err;
@@ -99,6 +99,13 @@ TEST(CliWorkflow, PlotPutsNutsDrawsInTheExactRegionsAndRefusesWhatItCannotDraw) 
   EXPECT_NE(r.err.find("--label"), std::string::npos) << r.err;
   r = run_cli("plot --model banana-tempered-2d " + (dir / "absent").string() + " --no-plots", dir);
   EXPECT_EQ(r.exit_code, 66) << r.err;
+  r = run_cli("plot --model banana-flat-2d " + run.string() + " --no-plots", dir);
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_NE(r.err.find("a run of model 'banana-tempered-2d'"), std::string::npos) << r.err;
+  // Fitted to a file: plot needs that file.
+  r = run_cli("plot --model banana-tempered-2d " + run.string() + " --no-plots", dir);
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_NE(r.err.find("give that file with --data"), std::string::npos) << r.err;
 }
 
 TEST(CliWorkflow, ConfigFileJsonAndTomlWithCommandLineOverride) {

@@ -107,10 +107,12 @@ TEST(PosteriorPlot, TheScriptTracesTheLevelsAndReadsItsFiles) {
   figure.title = "gauss";
   figure.names = {"mu.1", "mu.2"};
   figure.panels.push_back({"run a", Mat::Zero(3, 2), {0.5, 0.9, 0.99}});
-  figure.panels.push_back({"run b", Mat::Ones(2, 2), {0.1, 0.2, 0.3}});
+  figure.panels.push_back({"run b", Mat::Ones(2, 2), {0.1, 0.2, 0.3}, 1});
   figure.starts = Mat::Zero(4, 2);
   testing::TempDir dir;
-  const Figure f = write_posterior_figure(figure, grid, levels, dir.path(), "post");
+  // Two exact posteriors (runs on different data): panel b is drawn against the second.
+  const Figure f =
+      write_posterior_figure(figure, {{&grid, levels}, {&grid, levels}}, dir.path(), "post");
   std::ifstream in(f.script);
   std::stringstream text;
   text << in.rdbuf();
@@ -124,11 +126,19 @@ TEST(PosteriorPlot, TheScriptTracesTheLevelsAndReadsItsFiles) {
   EXPECT_NEAR(a, 3e-3, 1e-12);
   EXPECT_NEAR(b, 1e-3, 1e-12);
   EXPECT_NEAR(c, 1e-4, 1e-12);
-  for (const char* file : {"post-density.dat", "post-contours.dat", "post-panel-1.dat",
-                           "post-panel-2.dat", "post-starts.dat", "post.svg", "post.png"})
+  for (const char* file :
+       {"post-density-1.dat", "post-density-2.dat", "post-contours-1.dat", "post-contours-2.dat",
+        "post-panel-1.dat", "post-panel-2.dat", "post-starts.dat", "post.svg", "post.png"})
     EXPECT_NE(s.find(file), std::string::npos) << file;
-  for (const char* file : {"post-density.dat", "post-panel-1.dat", "post-starts.dat"})
+  for (const char* file :
+       {"post-density-1.dat", "post-density-2.dat", "post-panel-1.dat", "post-starts.dat"})
     EXPECT_TRUE(std::filesystem::exists(dir.path() / file)) << file;
+  // Each panel's plot line reads its own posterior's contours.
+  const auto panel_b = s.find("'run b'");
+  ASSERT_NE(panel_b, std::string::npos);
+  const std::string b_plot = s.substr(panel_b, s.find("unset multiplot", panel_b) - panel_b);
+  EXPECT_NE(b_plot.find("post-contours-2.dat"), std::string::npos) << b_plot;
+  EXPECT_EQ(b_plot.find("post-contours-1.dat"), std::string::npos) << b_plot;
   EXPECT_NE(s.find("50 / 90 / 99 % in the regions"), std::string::npos);
   EXPECT_NE(s.find("(10 / 20 / 30 % in the regions)"), std::string::npos) << s;
 }
