@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -82,8 +83,10 @@ struct Reference {
 // command's --data, --data-seed, --n) otherwise, and always when --data is given. UsageError for
 // a run of another model, or one fitted to a file when --data is not given.
 RowsSource rows_of_run(const std::string& run, const std::string& preset, const RowsSource& given) {
-  const fs::path report = fs::path(run) / "report.json";
   std::error_code ec;
+  // A run directory, or one chain file of it.
+  const fs::path report =
+      (fs::is_directory(run, ec) ? fs::path(run) : fs::path(run).parent_path()) / "report.json";
   if (!fs::is_regular_file(report, ec)) return given;
   nlohmann::json r;
   try {
@@ -92,9 +95,16 @@ RowsSource rows_of_run(const std::string& run, const std::string& preset, const 
     if (model != preset)
       throw UsageError(
           fmt::format("{}: a run of model '{}', not of --model {}", run, model, preset));
-    if (!given.file.empty()) return given;
     const std::string source = r.at("data").at("source").get<std::string>();
-    if (!source.starts_with("simulated"))
+    const bool from_file = !source.starts_with("simulated");
+    const bool private_run = r.contains("privacy") && r["privacy"].value("private", true);
+    if (from_file && private_run)
+      throw UsageError(fmt::format(
+          "{}: a private run on rows from a file; the exact posterior of those rows is not a DP "
+          "release, and plot draws it only for public rows (a preset's synthetic data)",
+          run));
+    if (!given.file.empty()) return given;
+    if (from_file)
       throw UsageError(fmt::format("{}: fitted to {}; give that file with --data", run, source));
     return {"", r.at("run").at("data_seed").get<std::uint64_t>(),
             r.at("data").at("rows").get<std::size_t>()};
@@ -173,6 +183,14 @@ void add_plot_command(CLI::App& app) {
     if (!a->labels.empty() && a->labels.size() != a->runs.size())
       throw UsageError(fmt::format("--label: {} given for {} runs; give one per run or none",
                                    a->labels.size(), a->runs.size()));
+    std::optional<Box2d> box;
+    if (!a->box.empty()) {
+      box = Box2d{a->box[0], a->box[1], a->box[2], a->box[3]};
+      if (!(std::isfinite(box->lo1) && std::isfinite(box->hi1) && std::isfinite(box->lo2) &&
+            std::isfinite(box->hi2) && box->lo1 < box->hi1 && box->lo2 < box->hi2))
+        throw UsageError(fmt::format("--box {},{},{},{}: expected finite lo1 < hi1 and lo2 < hi2",
+                                     box->lo1, box->hi1, box->lo2, box->hi2));
+    }
     if (!a->no_plots) require_gnuplot();
     const auto names = model->param_names();
 
@@ -190,10 +208,12 @@ void add_plot_command(CLI::App& app) {
     figure.names = {names[0], names[1]};
     std::vector<Mat> all_draws;
     for (std::size_t k = 0; k < a->runs.size(); ++k) {
+      const std::size_t r = reference_of(rows_of_run(a->runs[k], preset.name, given));
       const Mat draws = pooled_columns(run_files(a->runs[k]), names);
+      if (draws.rows() == 0)
+        throw DataError(fmt::format("{}: no sampling draws to plot", a->runs[k]));
       const std::string label =
           a->labels.empty() ? fs::path(a->runs[k]).filename().string() : a->labels[k];
-      const std::size_t r = reference_of(rows_of_run(a->runs[k], preset.name, given));
       figure.panels.push_back(
           {label.empty() ? a->runs[k] : label, thinned(draws, a->points), {}, r});
       refs[r].runs.push_back(figure.panels.back().draws);
@@ -216,11 +236,6 @@ void add_plot_command(CLI::App& app) {
     }
     // Each grid covers its exact posterior (its draws, widened), so that its cells resolve the
     // contours however far the runs or the starts stray; the axes cover everything.
-    std::optional<Box2d> box;
-    if (!a->box.empty()) {
-      box = Box2d{a->box[0], a->box[1], a->box[2], a->box[3]};
-      check_box(*box, "--box");
-    }
     for (auto& ref : refs) {
       std::optional<Mat> exact;
       if (model->has_exact_posterior()) {

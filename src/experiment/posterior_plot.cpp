@@ -63,8 +63,10 @@ std::vector<double> region_levels(std::vector<double> exact_log_density,
   const auto n = static_cast<double>(exact_log_density.size());
   std::vector<double> levels;
   for (const double m : masses) {
-    // The largest level with at least a fraction m of the draws at or above it.
-    const auto below = static_cast<std::size_t>(std::floor((1.0 - m) * n));
+    // The largest level with at least m·n of the draws at or above it: index n − ⌈m·n⌉ of the
+    // ascending order (the 1e-9 keeps 0.9 · 10000 from rounding up to 9001 draws).
+    const double keep = std::ceil(m * n - 1e-9);
+    const auto below = static_cast<std::size_t>(std::max(0.0, n - keep));
     levels.push_back(exact_log_density[std::min(below, exact_log_density.size() - 1)]);
   }
   return levels;

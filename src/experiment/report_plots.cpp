@@ -358,15 +358,18 @@ std::optional<Figure> audit_figure(const ResultsSummary& s, const std::filesyste
 std::string two_format_script(const std::string& by, const std::string& name,
                               const std::string& title, std::size_t width, std::size_t height,
                               const std::string& body) {
+  std::string comment = title;  // a line break would end the comment and run the rest
+  std::replace(comment.begin(), comment.end(), '\n', ' ');
   return fmt::format(
       "# Written by `{}`: {} (rerun with `gnuplot {}.gp`).\n"
       "set encoding utf8\n"
       "set terminal pngcairo size {},{} font 'sans,10' noenhanced\n"
-      "set output '{}.png'\n{}"
+      "set output {}\n{}"
       "set terminal svg size {},{} dynamic font 'sans,10' noenhanced\n"
-      "set output '{}.svg'\n{}"
+      "set output {}\n{}"
       "set output\n",
-      by, title, name, width, height, name, body, width, height, name, body);
+      by, comment, name, width, height, gnuplot_quote(name + ".png"), body, width, height,
+      gnuplot_quote(name + ".svg"), body);
 }
 
 std::vector<Figure> write_report_plots(const ResultsSummary& summary,

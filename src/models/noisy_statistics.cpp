@@ -186,12 +186,6 @@ NoisyStatisticsModel::Observation NoisyStatisticsModel::poisson_observation(cons
   // errors-in-variables term below carries it).
   o.residual = q.b - lambda * u + shift_ * n_ * m;
   o.covariance = lambda * (u * u.transpose() + cov_x);
-  // The rows' covariates are a sample, not the Gaussian itself: Σ x e^η varies around λu by the
-  // sample's own spread, n (E[x xᵀ e^{2η}] − E[x e^η] E[x e^η]ᵀ) under the Gaussian, where
-  // E[x xᵀ e^{2xᵀβ}] = e^{2ρ + 2βᵀSβ}((m̄ + 2Sβ)(m̄ + 2Sβ)ᵀ + S). Zero with the intercept alone.
-  const Vec u2 = m + 2.0 * s_beta;
-  const double e2 = std::exp(2.0 * rho + 2.0 * beta.dot(s_beta));
-  o.covariance += n_ * (e2 * (u2 * u2.transpose() + cov_x) - ec * ec * u * u.transpose());
   o.covariance.diagonal() += b_var_;
   // dμ per entry (j ≤ k) of A's noise, G(:, jk), weighted by its variance (the header).
   Vec w = ec * beta;

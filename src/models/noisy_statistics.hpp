@@ -41,12 +41,12 @@
 //     released moments, mean m̄ = A e₀/n and covariance S = A/n − m̄m̄ᵀ (negative eigenvalues
 //     raised to 0), as Bernstein and Sheldon (2019) model the covariates of linear regression.
 //     Then η = xᵀβ ~ N(ρ, βᵀSβ) with ρ = m̄ᵀβ, and with λ = n e^c, c = ρ + ½βᵀSβ, u = m̄ + Sβ:
-//       E[Xᵀy] = Σ x e^η = λu,  Cov[Xᵀy] = Σ x xᵀ e^η + the sample's spread
-//                                         = λ(uuᵀ + S) + n(e^{2ρ+2βᵀSβ}(vvᵀ + S) − e^{2c}uuᵀ)
-//     with v = m̄ + 2Sβ: the moments of x y over rows drawn from that Gaussian, y ~ Poisson(e^η)
-//     (Poisson's variance equals its mean; the second term is Σ x e^η's own variance over
-//     samples of covariates, which conditioning on the sample would not have — without it 90 %
-//     intervals covered 0.80–0.82 in some cells, docs/user-guide.md). The
+//       E[Xᵀy] = Σ x e^η ≈ λu,  Cov[Xᵀy] = Σ x xᵀ e^η ≈ λ(uuᵀ + S)
+//     (the moments of x e^{xᵀβ} under that Gaussian; Poisson's variance equals its mean). The
+//     rows are conditioned on, as in the other families: over samples of covariates Σ x e^η
+//     varies much more, but almost all of that is the variation of Σx and Σxxᵀ, which the
+//     release fixes (a variance term over new samples made the slope's posterior sd about 2×
+//     too wide). The
 //     released b = Xᵀ(y − m) (m the middle of y's declared range) has mean λu − m A e₀, and the
 //     likelihood is the Gaussian with these moments plus the release's noise D and the
 //     errors-in-variables term of A's noise E, to first order dμ = E w + g₁ e₀ᵀEβ + g₂ βᵀEβ with

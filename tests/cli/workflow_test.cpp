@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -73,15 +74,35 @@ TEST(CliWorkflow, PlotPutsNutsDrawsInTheExactRegionsAndRefusesWhatItCannotDraw) 
                   " --label NUTS --starts 4 --cells 120 --no-plots --out " + plot.string(),
               dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto at = r.out.find("NUTS");
-  ASSERT_NE(at, std::string::npos) << r.out;
-  std::istringstream line(r.out.substr(at + 4));
-  double f50 = 0, f90 = 0, f99 = 0;
-  char slash = 0;
-  line >> f50 >> slash >> f90 >> slash >> f99;
-  EXPECT_NEAR(f50, 0.5, 0.12) << r.out;
-  EXPECT_NEAR(f90, 0.9, 0.07) << r.out;
-  EXPECT_NEAR(f99, 0.99, 0.03) << r.out;
+  // A run on the preset's synthetic data (2000 rows of seed 3): plot reads the seed and the rows
+  // from the run's report.json.
+  const auto synthetic = dir / "nuts-synthetic";
+  auto again = run_cli(
+      "sample --model banana-tempered-2d --sampler nuts --n 2000 --data-seed 3 "
+      "--chains 2 --seed 5 --quiet --out " +
+          synthetic.string(),
+      dir);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  again = run_cli("plot --model banana-tempered-2d " + synthetic.string() +
+                      " --label NUTS --cells 120 --no-plots --out " + (dir / "plot2").string(),
+                  dir);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  // Rows of another size or seed would put the exact regions elsewhere (the default n is
+  // 100 000): the fractions show that plot took the run's own rows.
+  const auto fractions = [](const std::string& out) {
+    std::istringstream line(out.substr(out.find("NUTS") + 4));
+    std::array<double, 3> f{};
+    char slash = 0;
+    line >> f[0] >> slash >> f[1] >> slash >> f[2];
+    return f;
+  };
+  for (const auto& f : {fractions(r.out), fractions(again.out)}) {
+    EXPECT_NEAR(f[0], 0.5, 0.12) << r.out << again.out;
+    EXPECT_NEAR(f[1], 0.9, 0.07) << r.out << again.out;
+    EXPECT_NEAR(f[2], 0.99, 0.03) << r.out << again.out;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
   for (const char* file :
        {"posterior.gp", "posterior-density.dat", "posterior-panel-1.dat", "posterior-starts.dat"})
     EXPECT_TRUE(std::filesystem::exists(plot / file)) << file;
@@ -102,10 +123,23 @@ TEST(CliWorkflow, PlotPutsNutsDrawsInTheExactRegionsAndRefusesWhatItCannotDraw) 
   r = run_cli("plot --model banana-flat-2d " + run.string() + " --no-plots", dir);
   EXPECT_EQ(r.exit_code, 64);
   EXPECT_NE(r.err.find("a run of model 'banana-tempered-2d'"), std::string::npos) << r.err;
-  // Fitted to a file: plot needs that file.
+  // Fitted to a file: plot needs that file; a private run on a file is refused.
   r = run_cli("plot --model banana-tempered-2d " + run.string() + " --no-plots", dir);
   EXPECT_EQ(r.exit_code, 64);
   EXPECT_NE(r.err.find("give that file with --data"), std::string::npos) << r.err;
+  const auto private_run = dir / "private";
+  r = run_cli("sample --model banana-tempered-2d --sampler dp-penalty --epsilon 2 --data " +
+                  data.string() + " --chains 1 --seed 5 --quiet --out " + private_run.string(),
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_cli("plot --model banana-tempered-2d --data " + data.string() + " " +
+                  private_run.string() + " --no-plots",
+              dir);
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_NE(r.err.find("not a DP release"), std::string::npos) << r.err;
+  r = run_cli("plot --model banana-tempered-2d --box 1,0,0,1 --no-plots", dir);
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_NE(r.err.find("--box"), std::string::npos) << r.err;
 }
 
 TEST(CliWorkflow, ConfigFileJsonAndTomlWithCommandLineOverride) {
