@@ -15,34 +15,18 @@
 #include <sstream>
 
 #include "../data/temp_dir.hpp"
+#include "../models/gauss_2d_case.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
-#include "models/gaussian.hpp"
 
 namespace dpmcmc {
 namespace {
 
-struct GaussCase {
-  GaussianModel model;
-  Dataset data;
-  GaussianModel::Moments exact;
-};
-
-GaussCase gauss_case() {
-  Mat cov(2, 2), cov0(2, 2);
-  cov << 1.0, 0.6, 0.6, 2.0;
-  cov0 << 4.0, 0.5, 0.5, 3.0;
-  GaussianModel model((Vec(2) << 0.5, -1.0).finished(), cov0, cov, 0.5);
-  Rng rng = make_rng(21, 0, Stream::data);
-  Dataset data = model.simulate((Vec(2) << 1.0, -0.5).finished(), 40, rng);
-  auto exact = model.posterior_moments(data);
-  return {std::move(model), std::move(data), std::move(exact)};
+// The 2-d Gaussian case of the grid reference's tests, with likelihood correlation 0.6.
+test::GaussCase gauss_case() {
+  return test::gauss_case(0.6);
 }
-
-Box2d box_around(const GaussianModel::Moments& m, double k = 8.0) {
-  const double s1 = std::sqrt(m.cov(0, 0)), s2 = std::sqrt(m.cov(1, 1));
-  return {m.mean(0) - k * s1, m.mean(0) + k * s1, m.mean(1) - k * s2, m.mean(1) + k * s2};
-}
+using test::box_around;
 
 TEST(PosteriorPlot, RegionLevelsAreTheGaussianDensityOnItsEllipses) {
   // log p on the ellipse holding mass m is log p(mean) + log(1 − m): r²/2 ~ Exp(1) for r² the

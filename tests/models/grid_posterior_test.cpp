@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "gauss_2d_case.hpp"
 #include "model_test_util.hpp"
 #include "models/circle.hpp"
 #include "models/gaussian.hpp"
@@ -15,34 +16,9 @@
 namespace dpmcmc {
 namespace {
 
-// A tempered 2-d Gaussian model with correlated likelihood and prior, 40 simulated rows: its
-// posterior is known in closed form (GaussianModel::posterior_moments).
-struct GaussCase {
-  GaussianModel model;
-  Dataset data;
-  GaussianModel::Moments exact;
-};
-
-GaussCase gauss_case(double rho) {
-  Mat cov(2, 2), cov0(2, 2);
-  cov << 1.0, rho, rho, 2.0;
-  cov0 << 4.0, 0.5, 0.5, 3.0;
-  Vec mu0(2);
-  mu0 << 0.5, -1.0;
-  GaussianModel model(mu0, cov0, cov, 0.5);
-  Rng rng = make_rng(21, 0, Stream::data);
-  Vec truth(2);
-  truth << 1.0, -0.5;
-  Dataset data = model.simulate(truth, 40, rng);
-  auto exact = model.posterior_moments(data);
-  return {std::move(model), std::move(data), std::move(exact)};
-}
-
-// A box of ±8 posterior sds around the exact mean (the mass outside is ~1e-15).
-Box2d box_around(const GaussianModel::Moments& m, double k = 8.0) {
-  const double s1 = std::sqrt(m.cov(0, 0)), s2 = std::sqrt(m.cov(1, 1));
-  return {m.mean(0) - k * s1, m.mean(0) + k * s1, m.mean(1) - k * s2, m.mean(1) + k * s2};
-}
+using test::box_around;
+using test::GaussCase;
+using test::gauss_case;
 
 // The midpoint rule on a smooth density that is negligible at the box edges is spectrally
 // accurate (Euler–Maclaurin: every boundary term vanishes; the aliasing error for a Gaussian with
