@@ -121,7 +121,8 @@ void add_plot_command(CLI::App& app) {
     std::vector<std::string> runs, labels;
     std::vector<double> box;
     std::uint64_t data_seed = 1, seed = 1;
-    std::size_t n = 0, cells = 300, points = 2000, starts = 0, exact_draws = 10000;
+    std::size_t n = 0, cells = 300, points = 2000, region_draws = 20000, starts = 0,
+                exact_draws = 10000;
     unsigned threads = 0;
     bool no_plots = false;
   };
@@ -133,7 +134,7 @@ void add_plot_command(CLI::App& app) {
                   "file; none: the exact posterior's contours alone");
   cmd->add_option("--model", a->model, "Model preset with two parameters (see `dpmcmc models`)")
       ->required();
-  cmd->add_option("--label", a->labels, "Panel titles, one per run (default: the run's name)");
+  cmd->add_option("--label", a->labels, "Panel titles, one per run (default: the run as given)");
   cmd->add_option("--data", a->data,
                   "CSV data the posterior is conditioned on (default: the "
                   "preset's synthetic data)");
@@ -151,6 +152,11 @@ void add_plot_command(CLI::App& app) {
                   "the runs' draws and the starts)")
       ->delimiter(',')
       ->expected(4);
+  cmd->add_option("--region-draws", a->region_draws,
+                  "Draws per run whose regions are counted at most (evenly thinned: each costs "
+                  "a pass over the rows)")
+      ->capture_default_str()
+      ->check(CLI::Range(static_cast<std::size_t>(100), static_cast<std::size_t>(100000000)));
   cmd->add_option("--exact-draws", a->exact_draws,
                   "Exact posterior draws that place the regions (their log-density quantiles)")
       ->capture_default_str()
@@ -169,7 +175,8 @@ void add_plot_command(CLI::App& app) {
                 "Do not run gnuplot (the script and data are still written)");
   cmd->footer(
       "Output: OUT/NAME.gp and its data files, rendered by gnuplot (gnuplot-nox) to NAME.png and "
-      "NAME.svg; stdout gives, per run, the fraction of its draws inside the exact posterior's "
+      "NAME.svg; stdout gives, per run, the fraction of its draws (at most --region-draws, evenly "
+      "spaced) inside the exact posterior's "
       "50 / 90 / 99 % highest-density regions (exact draws: 0.50 / 0.90 / 0.99). Presets only: "
       "their rows are public.");
   cmd->callback([a] {
@@ -212,12 +219,10 @@ void add_plot_command(CLI::App& app) {
       const Mat draws = pooled_columns(run_files(a->runs[k]), names);
       if (draws.rows() == 0)
         throw DataError(fmt::format("{}: no sampling draws to plot", a->runs[k]));
-      const std::string label =
-          a->labels.empty() ? fs::path(a->runs[k]).filename().string() : a->labels[k];
-      figure.panels.push_back(
-          {label.empty() ? a->runs[k] : label, thinned(draws, a->points), {}, r});
+      const std::string label = a->labels.empty() ? a->runs[k] : a->labels[k];
+      figure.panels.push_back({label, thinned(draws, a->points), {}, r});
       refs[r].runs.push_back(figure.panels.back().draws);
-      all_draws.push_back(draws);
+      all_draws.push_back(thinned(draws, a->region_draws));
     }
     if (refs.empty()) reference_of(given);
     std::vector<Mat> extents;
