@@ -42,7 +42,8 @@ std::vector<StanCsv> run_files(const std::string& run) {
     std::sort(paths.begin(), paths.end());
     if (paths.empty())
       throw NoInputError(fmt::format(
-          "{}: no chain-*.csv in this directory (a run of `dpmcmc sample` without --no-draws)",
+          "{}: no chain-*.csv in this directory (expected the output directory of `dpmcmc "
+          "sample`, or an experiment cell run without --no-draw-files)",
           run));
   } else {
     paths.push_back(run);

@@ -120,6 +120,10 @@ TEST(CliWorkflow, PlotPutsNutsDrawsInTheExactRegionsAndRefusesWhatItCannotDraw) 
   EXPECT_NE(r.err.find("--label"), std::string::npos) << r.err;
   r = run_cli("plot --model banana-tempered-2d " + (dir / "absent").string() + " --no-plots", dir);
   EXPECT_EQ(r.exit_code, 66) << r.err;
+  std::filesystem::create_directories(dir / "empty");
+  r = run_cli("plot --model banana-tempered-2d " + (dir / "empty").string() + " --no-plots", dir);
+  EXPECT_EQ(r.exit_code, 66) << r.err;
+  EXPECT_NE(r.err.find("no chain-*.csv"), std::string::npos) << r.err;
   r = run_cli("plot --model banana-flat-2d " + run.string() + " --no-plots", dir);
   EXPECT_EQ(r.exit_code, 64);
   EXPECT_NE(r.err.find("a run of model 'banana-tempered-2d'"), std::string::npos) << r.err;
