@@ -17,8 +17,8 @@ namespace dpmcmc {
 namespace {
 
 using test::box_around;
-using test::GaussCase;
 using test::gauss_case;
+using test::GaussCase;
 
 // The midpoint rule on a smooth density that is negligible at the box edges is spectrally
 // accurate (Euler–Maclaurin: every boundary term vanishes; the aliasing error for a Gaussian with
