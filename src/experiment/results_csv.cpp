@@ -27,14 +27,15 @@ const std::set<std::string>& real_columns() {
                                           "wall_seconds",    "test_accuracy",
                                           "sweep_value",     "sym_kl",
                                           "epsilon_lb",      "hockey_stick_epsilon",
-                                          "mmd_exact"};
+                                          "mmd_exact",       "batch_size"};
   return s;
 }
 // Columns added after the first release of the format: a file without them (written by an
 // older dpmcmc) is read with NA there, and the runner rewrites it with them on resume.
 const std::set<std::string>& optional_columns() {
-  static const std::set<std::string> s = {"sweep_param", "sweep_value",          "sym_kl",
-                                          "epsilon_lb",  "hockey_stick_epsilon", "mmd_exact"};
+  static const std::set<std::string> s = {"sweep_param",         "sweep_value", "sym_kl",
+                                          "epsilon_lb",          "mmd_exact",   "batch_size",
+                                          "hockey_stick_epsilon"};
   return s;
 }
 const std::set<std::string>& integer_columns() {
@@ -89,6 +90,7 @@ const std::vector<std::string>& results_columns() {
                                                    "acceptance_rate",
                                                    "llr_clip_frac",
                                                    "grad_clip_frac",
+                                                   "batch_size",
                                                    "mmd",
                                                    "mmd_exact",
                                                    "mean_error",

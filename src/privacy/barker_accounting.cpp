@@ -23,7 +23,7 @@ double log_binomial(double a, double j) {
 }
 
 // ε(α) of one iteration for α = 0 … A (entries 0, 1 unused: +∞), A = barker_max_order.
-std::vector<double> barker_curve(double q, std::size_t batch, double noise_variance) {
+std::vector<double> one_iteration_curve(double q, std::size_t batch, double noise_variance) {
   const std::uint64_t top = barker_max_order(batch, noise_variance);
   std::vector<double> curve(static_cast<std::size_t>(std::max<std::uint64_t>(top, 1) + 1), kInf);
   if (top < 2) return curve;
@@ -50,7 +50,7 @@ std::vector<double> barker_curve(double q, std::size_t batch, double noise_varia
 }
 
 // min over 3 ≤ α ≤ top of k·curve(α) + ln(1/δ)/(α−1).
-BarkerOptimum best_epsilon(const std::vector<double>& curve, double k, double delta) {
+BarkerOptimum curve_epsilon(const std::vector<double>& curve, double k, double delta) {
   BarkerOptimum best{kInf, 0};
   const double log_inv_delta = -std::log(delta);
   for (std::size_t a = 3; a < curve.size(); ++a) {
@@ -74,7 +74,7 @@ class BarkerProfile final : public PrivacyProfile {
   double epsilon(double delta) const override {
     check_delta(delta, "barker-rdp");
     if (curve_.empty()) return 0.0;
-    return best_epsilon(curve_, 1.0, delta).value;
+    return curve_epsilon(curve_, 1.0, delta).value;
   }
   double delta(double epsilon) const override {
     if (curve_.empty()) return 0.0;
@@ -133,20 +133,21 @@ double barker_batch_rdp(double alpha, std::size_t batch, double noise_variance) 
 double barker_rdp(std::uint64_t alpha, double q, std::size_t batch, double noise_variance) {
   if (alpha < 2 || alpha > barker_max_order(batch, noise_variance)) return kInf;
   if (!(q > 0.0 && q <= 1.0)) throw ConfigError(fmt::format("barker_rdp: q = {} ∉ (0, 1]", q));
-  return barker_curve(q, batch, noise_variance)[alpha];
+  return one_iteration_curve(q, batch, noise_variance)[alpha];
 }
 
 BarkerOptimum barker_epsilon(std::uint64_t k, double q, std::size_t batch, double noise_variance,
                              double delta) {
   check_delta(delta, "barker_epsilon");
   if (k == 0) return {0.0, 0};
-  return best_epsilon(barker_curve(q, batch, noise_variance), static_cast<double>(k), delta);
+  return curve_epsilon(one_iteration_curve(q, batch, noise_variance), static_cast<double>(k),
+                       delta);
 }
 
 std::uint64_t barker_iterations(double epsilon, double delta, double q, std::size_t batch,
                                 double noise_variance) {
   check_delta(delta, "barker_iterations");
-  const auto curve = barker_curve(q, batch, noise_variance);
+  const auto curve = one_iteration_curve(q, batch, noise_variance);
   std::uint64_t best = 0;
   for (std::size_t a = 3; a < curve.size(); ++a) {
     if (!std::isfinite(curve[a]) || !(curve[a] > 0.0)) continue;
@@ -156,6 +157,15 @@ std::uint64_t barker_iterations(double epsilon, double delta, double q, std::siz
     best = std::max(best, static_cast<std::uint64_t>(k));
   }
   return best;
+}
+
+std::vector<double> barker_rdp_curve(double q, std::size_t batch, double noise_variance) {
+  return one_iteration_curve(q, batch, noise_variance);
+}
+
+BarkerOptimum barker_curve_epsilon(const std::vector<double>& curve, double k, double delta) {
+  check_delta(delta, "barker_curve_epsilon");
+  return curve_epsilon(curve, k, delta);
 }
 
 PrivacyEvent dp_barker_event(double noise_variance, std::size_t batch, std::size_t n) {
@@ -239,7 +249,7 @@ std::unique_ptr<PrivacyProfile> BarkerRdpAccountant::compose(
   }
   std::vector<double> total;
   for (const Group& g : groups) {
-    const auto curve = barker_curve(g.p.q, g.p.batch, g.p.noise_variance);
+    const auto curve = one_iteration_curve(g.p.q, g.p.batch, g.p.noise_variance);
     if (total.empty()) total.assign(curve.size(), 0.0);
     total.resize(std::min(total.size(), curve.size()));  // orders admissible for every event
     for (std::size_t a = 0; a < total.size(); ++a) total[a] += g.count * curve[a];

@@ -84,6 +84,15 @@ struct BarkerOptimum {
 BarkerOptimum barker_epsilon(std::uint64_t k, double q, std::size_t batch, double noise_variance,
                              double delta);
 
+// One iteration's RDP at the integer orders (index = α; +∞ at the inadmissible orders 0 … 2 and
+// beyond barker_max_order): the curve barker_rdp reads. Computed in O(α_max²); callers that
+// evaluate often (privacy/spend_meter.hpp) keep it.
+std::vector<double> barker_rdp_curve(double q, std::size_t batch, double noise_variance);
+
+// ε(δ) of k repetitions of a curve (index = α): min over 3 ≤ α of k·curve(α) + ln(1/δ)/(α−1)
+// (Theorem 2.5), as barker_epsilon and the barker-rdp accountant convert.
+BarkerOptimum barker_curve_epsilon(const std::vector<double>& curve, double k, double delta);
+
 // The largest k with barker_epsilon(k, …) ≤ ε: max over the orders of
 // ⌊(ε − ln(1/δ)/(α−1))/ε(α)⌋ (0 when no order allows one iteration).
 std::uint64_t barker_iterations(double epsilon, double delta, double q, std::size_t batch,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "privacy/barker_accounting.hpp"
 #include "privacy/budget.hpp"
 #include "privacy/composition.hpp"
 #include "privacy/gaussian_pld.hpp"
@@ -46,6 +47,23 @@ SpendMeter::SpendMeter(double delta) : delta_(delta), orders_(default_rdp_orders
   check_delta(delta, "delta");
 }
 
+double SpendMeter::barker_epsilon_of(std::span<const PrivacyEvent> events) {
+  std::vector<double> total;
+  for (const auto& e : events) {
+    BarkerEventParams p;
+    if (!decode_barker_event(e, p)) return std::numeric_limits<double>::infinity();
+    const auto key = std::make_tuple(p.q, p.batch, p.noise_variance);
+    auto it = barker_curves_.find(key);
+    if (it == barker_curves_.end())
+      it = barker_curves_.emplace(key, barker_rdp_curve(p.q, p.batch, p.noise_variance)).first;
+    if (total.empty()) total.assign(it->second.size(), 0.0);
+    total.resize(std::min(total.size(), it->second.size()));  // orders admissible for all
+    for (std::size_t a = 0; a < total.size(); ++a)
+      total[a] += static_cast<double>(e.count) * it->second[a];
+  }
+  return barker_curve_epsilon(total, 1.0, delta_).value;
+}
+
 double SpendMeter::epsilon(const EventLog& log) {
   const auto events = log.events();
   if (events.empty()) return 0.0;
@@ -72,8 +90,9 @@ double SpendMeter::epsilon(const EventLog& log) {
       max_delta = std::max(max_delta, e.delta);
       total += e.count;
     }
-    return std::min(composed_epsilon_basic_advanced(sums, delta_),
-                    kov_epsilon(max_epsilon, max_delta, total));
+    const double classical = std::min(composed_epsilon_basic_advanced(sums, delta_),
+                                      kov_epsilon(max_epsilon, max_delta, total));
+    return std::min(classical, barker_epsilon_of(events));
   }
 
   std::vector<double> total(orders_.size(), 0.0);

@@ -17,6 +17,7 @@
 #include "experiment/experiment_runner.hpp"
 #include "experiment/results_summary.hpp"
 #include "experiment/summary_table.hpp"
+#include "io/stan_csv_reader.hpp"
 #include "test_noise.hpp"
 
 namespace dpmcmc {
@@ -234,6 +235,7 @@ TEST(ExperimentRunner, SchemaRowsDeterminismAndResume) {
     EXPECT_TRUE(r.number("cov_error", "x").has_value());
     EXPECT_TRUE(r.number("max_rhat", "x").has_value());
     EXPECT_EQ(r.text("grad_clip_frac"), "NA");  // no gradient releases in either sampler
+    EXPECT_EQ(r.text("batch_size"), "NA");      // nor batches: every iteration reads all rows
     if (r.text("sampler") == "dp-penalty") {
       const double eps = *r.number("epsilon", "x");
       EXPECT_DOUBLE_EQ(*r.number("delta", "x"), 0.1 / 2000);
@@ -303,6 +305,35 @@ TEST(ExperimentRunner, SchemaRowsDeterminismAndResume) {
 
 // rwmh swept over two clip bounds, hmc not swept and with its own iterations: 2 × 2 + 2 cells in
 // the order models → samplers → sweep value → repeats.
+// A minibatch sampler's row records the mean number of rows it evaluated per iteration (003's
+// "batch size", Figures 1(b) and 3(b)): the mean of its batch_size__ column over the kept draws,
+// read back here from the cell's chain file.
+TEST(ExperimentRunner, MinibatchCellsRecordTheirMeanBatchSize) {
+  const json d = {{"name", "batches"},
+                  {"models", {"mixture-fastmh-2d"}},
+                  {"samplers", {"tunamh"}},
+                  {"repeats", 1},
+                  {"chains", 1},
+                  {"n", 500},
+                  {"iterations", {{"warmup", 30}, {"samples", 30}}},
+                  {"reference_draws", 100},
+                  {"seed", 3}};
+  const auto spec = parse_experiment_spec(d, "batches.json", "full");
+  const auto dir = fresh_dir("batches");
+  run(spec, dir, 1);
+  const auto file = read_results(dir / "results.csv");
+  ASSERT_EQ(file.rows.size(), 1u);
+  const auto batch = file.rows[0].number("batch_size", "x");
+  ASSERT_TRUE(batch.has_value()) << file.rows[0].text("message");
+  const auto cells = experiment_cells(spec);
+  const StanCsv chain = read_stan_csv(cell_dir(dir, cells[0]) / "chain-1.csv");
+  const auto col = chain.column_index("batch_size__");
+  ASSERT_TRUE(col.has_value());
+  const Vec b = chain.sampling_draws().col(static_cast<Eigen::Index>(*col));
+  EXPECT_GT(b.maxCoeff(), 0.0);
+  EXPECT_NEAR(*batch, b.mean(), 1e-9 * (1.0 + b.mean()));
+}
+
 ExperimentSpec sweep_spec() {
   const json d = {{"name", "sweep"},
                   {"models", {"banana-flat-2d"}},

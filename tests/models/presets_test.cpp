@@ -199,7 +199,8 @@ TEST(Presets, MixtureFastMhSettings) {
   const auto model = p.make_model();
   const auto& m = dynamic_cast<const GaussianMixtureModel&>(*model);
   EXPECT_DOUBLE_EQ(m.params().sigma_x2, 2.0);
-  EXPECT_DOUBLE_EQ(m.params().data_range, 3.0);  // E.1: x_i in [-3, 3]
+  // The rows are drawn untruncated as in the authors' mog/dpfastmh.jl; [-8, 8] removes ≈ 2e-7.
+  EXPECT_DOUBLE_EQ(m.params().data_range, 8.0);
   EXPECT_DOUBLE_EQ(m.params().theta_bound1, 3.0);
   EXPECT_DOUBLE_EQ(m.params().theta_bound2, 3.0);
   // Flat prior on the box (E.1): the log prior differs by < 1e-7 between centre and corner.
@@ -231,7 +232,7 @@ TEST(Presets, MixtureFastMhExactDrawsMatchABruteForceGrid) {
   const auto model = p.make_model();
   const auto& m = dynamic_cast<const GaussianMixtureModel&>(*model);
   const Dataset data = simulate_preset(p, *model, 11, 2500);
-  EXPECT_LE(data.x.cwiseAbs().maxCoeff(), 3.0);
+  EXPECT_LE(data.x.cwiseAbs().maxCoeff(), 8.0);
   Vec bounds(data.rows());
   EXPECT_NO_THROW(m.row_bounds(data.x, bounds));
   ASSERT_TRUE(model->has_exact_posterior());
@@ -275,6 +276,30 @@ TEST(Presets, MixtureFastMhExactDrawsMatchABruteForceGrid) {
     }
   }
   EXPECT_LT(outside, 1e-6);
+}
+
+// 003's Figure 2 shows two modes, at (0, 1) and (1, −1). The preset's rows must be drawn as the
+// authors' code draws them (untruncated, variance σx² + ¼ = 2.25): truncated to [−3, 3] their
+// variance falls to ≈ 1.70 < σx², and the posterior becomes one ridge with its mode at θ2 ≈ 0.
+// Computed independently (numpy, a 201 × 241 grid, three data sets of 50 000 rows):
+// untruncated P(θ2 < −0.5) = 0.37, P(|θ2| < 0.3) = 0.14; truncated 0.22 and 0.35. The bounds
+// below sit between the two; 20 000 exact draws have a binomial SE ≤ 0.0035 on each fraction.
+TEST(Presets, MixtureFastMhPosteriorHasTheTwoModesOfThePaper) {
+  const Preset& p = find_preset("mixture-fastmh-2d");
+  const auto model = p.make_model();
+  const Dataset data = simulate_preset(p, *model, 1);
+  const Eigen::ArrayXd x = data.x.col(0).array();
+  const double var = (x - x.mean()).square().mean();
+  EXPECT_NEAR(var, 2.25, 0.1);  // SE of the variance of 50 000 rows ≈ 0.015
+  Rng rng = make_rng(5, 0, Stream::exact);
+  const Mat draws = model->sample_posterior(data, 20000, rng);
+  const Eigen::ArrayXd t2 = draws.col(1).array();
+  const double lower = (t2 < -0.5).cast<double>().mean();
+  const double upper = (t2 > 0.5).cast<double>().mean();
+  const double between = (t2.abs() < 0.3).cast<double>().mean();
+  EXPECT_GT(lower, 0.3);
+  EXPECT_GT(upper, 0.3);
+  EXPECT_LT(between, 0.25);
 }
 
 // gauss-10d's covariance: deterministic, symmetric positive definite, and its eigenvalues are

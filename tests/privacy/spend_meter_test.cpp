@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "privacy/barker_accounting.hpp"
 #include "privacy/composition.hpp"
 #include "privacy/gaussian_pld.hpp"
 #include "privacy/rdp_accountant.hpp"
@@ -126,6 +127,33 @@ TEST(SpendMeter, ApproximateDpNearTheOptimalCompositionLimit) {
 }
 
 // The grid counts ⌈1.05^j⌉: the smallest one ≥ k, found independently by walking j upward.
+// DP Barker's releases: shown as the barker-rdp accountant certifies them (the route that plans
+// a Barker run), not by the classical composition of their per-iteration certificates, which on
+// 003's mixture setting (batch 1000 of 50 000 rows, σ² = 2) is about ten times larger.
+TEST(SpendMeter, BarkerReleasesAsTheBarkerRdpAccountantComposesThem) {
+  const double delta = 1e-5;
+  PrivacyEvent e = dp_barker_event(2.0, 1000, 50000);
+  e.count = 13641;
+  EventLog log;
+  log.append(e);
+  SpendMeter meter(delta);
+  const double shown = meter.epsilon(log);
+  const std::vector<PrivacyEvent> events = {e};
+  EXPECT_DOUBLE_EQ(shown, BarkerRdpAccountant().compose(events)->epsilon(delta));
+  EXPECT_DOUBLE_EQ(shown, barker_epsilon(13641, 1000.0 / 50000, 1000, 2.0, delta).value);
+  ApproxDpSums sums;
+  sums.add(e.epsilon, e.delta, e.count);
+  EXPECT_LT(3 * shown, composed_epsilon_basic_advanced(sums, delta));
+  EXPECT_LT(shown, 20.0);  // the budget that planned 13 641 iterations
+  // Two batch sizes: each curve counted with its count, on the orders admissible for both.
+  PrivacyEvent small = dp_barker_event(2.0, 400, 50000);
+  small.count = 500;
+  log.append(small);
+  const std::vector<PrivacyEvent> both = {e, small};
+  EXPECT_DOUBLE_EQ(meter.epsilon(log), BarkerRdpAccountant().compose(both)->epsilon(delta));
+  EXPECT_GT(meter.epsilon(log), shown);
+}
+
 TEST(SpendMeter, KovGridCount) {
   for (std::uint64_t k : {1ull, 2ull, 3ull, 21ull, 100ull, 4746ull, 17704ull, 1000000ull}) {
     std::uint64_t g = 1;
