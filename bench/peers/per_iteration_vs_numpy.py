@@ -26,8 +26,8 @@ dp_accounting). Two cases, each timed on both sides in this process's run:
    'Batch var > 1, exit') when a batch's scaled variance exceeds 1, and the iterations actually run
    are reported. dpmcmc: `sample --model mixture-fastmh-2d --n 1000000 --sampler dp-barker
    --batch 1000 --noise-variance 2 --proposal-sd 0.1 --adapt false` (sd 0.1 = √prop_var).
-   The models differ in detail: mixture-fastmh-2d is DP-Fast MH's mixture (003 Section 6.1): data
-   truncated to [-3, 3], flat prior on the box [-3, 3]², tempering T = 1/500 (so N·T = 2000 at
+   The models differ in detail: mixture-fastmh-2d is DP-Fast MH's mixture (003 Section 6.1): rows
+   declared in [-8, 8], flat prior on the box [-3, 3]², tempering T = 1/500 (so N·T = 2000 at
    n = 10^6, against the NeurIPS code's N·T = 100, and a clip bound √b/(nT) 20 times smaller);
    the NeurIPS model is Welling & Teh's mixture with the N(0, diag(10, 1)) prior on untruncated
    data (gmm_code/mog_model.py). Both iterations do the same work: a batch of 1000 rows drawn

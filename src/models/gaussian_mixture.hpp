@@ -11,11 +11,11 @@
 //
 // Truncation and Assumption 1 (003, Assumption 1; Appendix E.1). 003's text restricts the data to
 // x_i ∈ [−3, 3] (its code does not) and uses the *untruncated* mixture density as the likelihood;
-// we do the same with a configurable range [−R, R]. The default R = 8 removes a negligible mass under the true θ:
-// P(|x| > 8) = ½[P(|N(0,2)| > 8) + P(|N(1,2)| > 8)] ≈ ½[1.6e-8 + 3.7e-7] ≈ 2e-7, i.e. about 0.01
-// of the 50 000 rows, so the density used as likelihood is the one that generated the data up to
-// that mass. (R = 3, 003's text, truncates ≈ 5.7% of the mass and shrinks the rows' variance
-// below σx², which turns the two modes into one ridge: docs/decisions.md.)
+// we do the same with a configurable range [−R, R]. The default R = 8 removes a negligible mass
+// under the true θ: P(|x| > 8) = ½[P(|N(0,2)| > 8) + P(|N(1,2)| > 8)] ≈ ½[1.6e-8 + 3.7e-7] ≈ 2e-7,
+// i.e. about 0.01 of the 50 000 rows, so the density used as likelihood is the one that generated
+// the data up to that mass. (R = 3, 003's text, truncates ≈ 5.7% of the mass and shrinks the rows'
+// variance below σx², which turns the two modes into one ridge: docs/decisions.md.)
 //
 // The per-row bound. With r1 = x − θ1, r2 = x − θ1 − θ2 and w2 ∈ (0, 1) the responsibility of the
 // second component (w1 = 1 − w2),

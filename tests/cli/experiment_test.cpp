@@ -52,7 +52,7 @@ TEST(CliExperiment, TinySpecEndToEnd) {
             "kind,model,sampler,sweep_param,sweep_value,epsilon,delta,repeat,accountant,bound,n,"
             "chains,seed,data_seed,"
             "iterations_per_chain,iterations_total,acceptance_rate,llr_clip_frac,grad_clip_frac,"
-            "mmd,mmd_exact,mean_error,cov_error,sym_kl,test_accuracy,max_rhat,certified_epsilon,"
+            "batch_size,mmd,mmd_exact,mean_error,cov_error,sym_kl,test_accuracy,max_rhat,certified_epsilon,"
             "epsilon_lb,"
             "hockey_stick_epsilon,wall_seconds,"
             "status,"

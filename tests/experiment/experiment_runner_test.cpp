@@ -303,8 +303,6 @@ TEST(ExperimentRunner, SchemaRowsDeterminismAndResume) {
             without_wall_seconds(slurp(dir2 / "results.csv")));
 }
 
-// rwmh swept over two clip bounds, hmc not swept and with its own iterations: 2 × 2 + 2 cells in
-// the order models → samplers → sweep value → repeats.
 // A minibatch sampler's row records the mean number of rows it evaluated per iteration (003's
 // "batch size", Figures 1(b) and 3(b)): the mean of its batch_size__ column over the kept draws,
 // read back here from the cell's chain file.
@@ -334,6 +332,8 @@ TEST(ExperimentRunner, MinibatchCellsRecordTheirMeanBatchSize) {
   EXPECT_NEAR(*batch, b.mean(), 1e-9 * (1.0 + b.mean()));
 }
 
+// rwmh swept over two clip bounds, hmc not swept and with its own iterations: 2 × 2 + 2 cells in
+// the order models → samplers → sweep value → repeats.
 ExperimentSpec sweep_spec() {
   const json d = {{"name", "sweep"},
                   {"models", {"banana-flat-2d"}},

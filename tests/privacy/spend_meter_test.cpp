@@ -126,7 +126,6 @@ TEST(SpendMeter, ApproximateDpNearTheOptimalCompositionLimit) {
   EXPECT_EQ(meter.epsilon(beyond), composed_epsilon_basic_advanced(more, 1e-5));
 }
 
-// The grid counts ⌈1.05^j⌉: the smallest one ≥ k, found independently by walking j upward.
 // DP Barker's releases: shown as the barker-rdp accountant certifies them (the route that plans
 // a Barker run), not by the classical composition of their per-iteration certificates, which on
 // 003's mixture setting (batch 1000 of 50 000 rows, σ² = 2) is about ten times larger.
@@ -140,7 +139,9 @@ TEST(SpendMeter, BarkerReleasesAsTheBarkerRdpAccountantComposesThem) {
   const double shown = meter.epsilon(log);
   const std::vector<PrivacyEvent> events = {e};
   EXPECT_DOUBLE_EQ(shown, BarkerRdpAccountant().compose(events)->epsilon(delta));
-  EXPECT_DOUBLE_EQ(shown, barker_epsilon(13641, 1000.0 / 50000, 1000, 2.0, delta).value);
+  // The event carries σ = √2; decoded, σ² is 2 to the last bit or two.
+  const double variance = e.noise_sd * e.noise_sd;
+  EXPECT_DOUBLE_EQ(shown, barker_epsilon(13641, 1000.0 / 50000, 1000, variance, delta).value);
   ApproxDpSums sums;
   sums.add(e.epsilon, e.delta, e.count);
   EXPECT_LT(3 * shown, composed_epsilon_basic_advanced(sums, delta));
@@ -154,6 +155,7 @@ TEST(SpendMeter, BarkerReleasesAsTheBarkerRdpAccountantComposesThem) {
   EXPECT_GT(meter.epsilon(log), shown);
 }
 
+// The grid counts ⌈1.05^j⌉: the smallest one ≥ k, found independently by walking j upward.
 TEST(SpendMeter, KovGridCount) {
   for (std::uint64_t k : {1ull, 2ull, 3ull, 21ull, 100ull, 4746ull, 17704ull, 1000000ull}) {
     std::uint64_t g = 1;
