@@ -2,7 +2,8 @@
 
 - The 2-d posteriors of the thesis' Table 5.1 with 20 starting points (002 Figure 5.1, 001
   Figure 6.1): `dpmcmc plot --model M --starts 20`, one figure per model.
-- 003 Figure 2: the DP-Fast MH mixture, DP-Fast MH and TunaMH draws against the exact posterior.
+- 003 Figure 2: the DP-Fast MH mixture, DP-Fast MH, DP penalty, DP Barker and TunaMH draws against
+  the exact posterior.
 - 000 Figure 2: the DP HMC paper's banana at epsilon = 15, the best, median and worst of its 10
   repeats by MMD for each algorithm, against the exact posterior. The cells are rerun from
   experiments/dphmc.json with their chain files (same seeds and key as the committed rows), and
@@ -55,12 +56,17 @@ def main():
              "--title", f"{preset}: exact 50 / 90 / 99 % regions and 20 starting points",
              "--name", preset, "--out", args.out, "--threads", args.threads])
 
-    # 003 Figure 2: the mixture after warmup, DP-Fast MH (minibatch and full batch, 0.05 per
-    # iteration) at total epsilon 20 (4746 iterations; at 50 the discrete noise's delta refuses
-    # the run, docs/reproduction.md) and non-private TunaMH, repeat 1 of experiments/fastmh.json.
+    # 003 Figure 2: the mixture after warmup, at total epsilon 30, the largest of
+    # experiments/fastmh.json (8644 DP-Fast MH iterations at 0.05 per iteration; 003 shows 10^4
+    # steps; above about 33 the discrete noise's delta refuses the run, docs/reproduction.md):
+    # DP-Fast MH (minibatch and full batch), the baselines DP penalty (at 20: at 30 its 2e5
+    # releases exceed the discrete noise's share of delta) and DP Barker, and non-private TunaMH,
+    # repeat 1.
     fm = os.path.join(args.work, "fastmh")
-    fm_labels = {"fastmh-e005/20": ("eps-20", "DP-Fast MH (minibatch), total epsilon 20"),
-                 "fastmh-full-e005/20": ("eps-20", "DP-Fast MH (full batch), total epsilon 20"),
+    fm_labels = {"fastmh-e005/30": ("eps-30", "DP-Fast MH (minibatch), total epsilon 30"),
+                 "fastmh-full-e005/30": ("eps-30", "DP-Fast MH (full batch), total epsilon 30"),
+                 "penalty/20": ("eps-20", "DP penalty, total epsilon 20"),
+                 "barker/30": ("eps-30", "DP Barker, total epsilon 30"),
                  "tunamh/*": ("non-private", "TunaMH (non-private)")}
     cells = []
     for key in fm_labels:

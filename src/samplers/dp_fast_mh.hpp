@@ -68,7 +68,8 @@ class DpFastMhKernel final : public PrivateMhKernel {
   std::string name() const override {
     return config_.full_batch ? "dp-fast-mh-full" : "dp-fast-mh";
   }
-  // Columns: batch_size__ (B; n in full-batch iterations; 0 without release; curator-only),
+  // Columns: batch_size__ (B, the padded batch's Poisson draw, kept when B ≥ K sends the
+  // iteration to the full batch; n in the full-batch variant; 0 without release; curator-only),
   // full_batch__ (0/1), free__ (0/1), eps_iter__ (the ε recorded for this iteration, 0 without
   // release), noise_sd__ (σ), eps_spent__ (the spend callback's value; NaN when unset).
   // accept_stat__: min(1, exp(noisy log ratio)) in noisy branches; in free branches the decision
