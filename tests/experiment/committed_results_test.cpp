@@ -112,6 +112,15 @@ TEST(CommittedResults, CircleCellsReproduceUnderTheCommittedKey) {
                          {"sample/circle/dp-penalty/0.5/1", "sample/circle/dp-hmc/0.5/1"});
 }
 
+// 003's mixture, rerun on 2026-11-26 under the committed key: a DP-Fast MH cell (10 iterations), a
+// DP Barker cell and the non-private TunaMH baseline of repeat 1, which share one data set and so
+// one grid reference (about 10 s). Their rows include batch_size.
+TEST(CommittedResults, MixtureCellsReproduceUnderTheCommittedKey) {
+  expect_cells_reproduce(
+      "fastmh", {"sample/mixture-fastmh-2d/fastmh-e05/5/1", "sample/mixture-fastmh-2d/barker/5/1",
+                 "sample/mixture-fastmh-2d/tunamh/NA/1"});
+}
+
 // The private cells' committed rows were drawn before issue #23, with noise keyed by the public
 // seed; the noise now comes from a secret key (core/noise_key.hpp), so they cannot be redrawn bit
 // for bit (docs/experiments.md). What must hold instead: under one key file, a private cell
