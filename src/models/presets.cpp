@@ -476,7 +476,7 @@ std::vector<Preset> build_presets() {
     all.push_back(std::move(p));
   }
   {
-    // 003_d4664856a36907c9.txt Section 6.1 and Appendix E.1, the truncated Gaussian mixture
+    // 003_d4664856a36907c9.txt Section 6.1 and Appendix E.1, the two-component Gaussian mixture
     // (models/gaussian_mixture.hpp): x ~ ½ N(θ1, 2) + ½ N(θ1 + θ2, 2), true θ = (0, 1), N = 50 000,
     // "temperature 500" (T = 1/500), flat prior on the box |θ1|, |θ2| ≤ 3 (E.1's c_i assume the
     // same box; a flat prior needs a bounded support for a proper posterior and for c_i). Its
