@@ -146,8 +146,9 @@ SamplerTemplate sampler_template(const AccountArgs& a) {
   if (t.n < 1) throw UsageError("--n: expected the number of data rows >= 1, got 0");
   const auto params =
       sampler_params(preset, a.sampler, sampler_overrides(a.sampler_options, a.sampler));
-  t.per_iteration = entry->build_private(a.sampler, params, *model, t.n).per_iteration;
-  t.coordinates = release_coordinates(*model);
+  const PrivateSamplerSetup setup = entry->build_private(a.sampler, params, *model, t.n);
+  t.per_iteration = setup.per_iteration;
+  t.coordinates = release_coordinates(*model, setup);
   t.delta = a.delta.value_or(default_delta(preset, t.n, true));
   check_delta(t.delta, "--delta");
   return t;

@@ -131,6 +131,11 @@ json user_model_sampler_defaults(const GlmSpec& g, std::size_t n, int dim) {
                    {"step_size", n_rows * h_thermostat},
                    {"A", 2.0 * h_thermostat / h},
                    {"source", src}};
+  // The penalty algorithm for exponential families (models/glm_expfam.hpp): its τ follows the
+  // budget like dp-penalty's (run/noise_from_budget.hpp); its test's noise is σ‖η(θ′) − η(θ)‖,
+  // which grows with the step as the plain penalty's does, so it walks with the same proposal.
+  if (gaussian)
+    s["dp-penalty-expfam"] = {{"tau", 0.3}, {"alpha", 0.5}, {"proposal_sd", walk}, {"source", src}};
   if (g.family == GlmFamily::logistic) {
     s["tunamh"] = {{"proposal_sd", walk}, {"lambda", 10.0}, {"source", src}};
     s["dp-fast-mh"] = {{"proposal_sd", walk}, {"epsilon", 0.01},  {"delta", 1e-10},

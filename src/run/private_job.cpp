@@ -47,8 +47,9 @@ PrivateJob prepare_private_job(const SampleSpec& spec, const SamplerDescriptor& 
   // The owners' shares are checked before planning (an impossible split is an input error).
   std::vector<Dataset> shards;
   if (setup.owners > 1) shards = owner_shards(data, setup.owners);
-  PrivateRunPlan plan = plan_private_run(budget, setup.per_iteration, run.chains, spec.accountants,
-                                         {}, release_coordinates(model), spec.plan_memo.get());
+  PrivateRunPlan plan =
+      plan_private_run(budget, setup.per_iteration, run.chains, spec.accountants, {},
+                       release_coordinates(model, setup), spec.plan_memo.get());
   // The key is read (or its file created) only once the run is known to be possible.
   PrivateJob job(job_noise_key(spec));
   job.setup = std::move(setup);

@@ -39,10 +39,12 @@ ReleaseAllowance allowance_for(const PrivateSamplerSetup& setup, std::uint64_t i
   return ReleaseAllowance::for_iterations(setup.per_iteration, iterations, setup.sensitivity_caps);
 }
 
-std::size_t release_coordinates(const Model& model) {
+std::size_t release_coordinates(const Model& model, const PrivateSamplerSetup& setup) {
   std::size_t coordinates = static_cast<std::size_t>(model.dim());
-  if (const auto* stat = dynamic_cast<const SufficientStatistic*>(&model))
-    coordinates = std::max(coordinates, static_cast<std::size_t>(stat->stat_dim()));
+  for (const Model* m : {&model, setup.model_view.get()}) {
+    if (const auto* stat = dynamic_cast<const SufficientStatistic*>(m))
+      coordinates = std::max(coordinates, static_cast<std::size_t>(stat->stat_dim()));
+  }
   return coordinates;
 }
 

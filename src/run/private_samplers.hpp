@@ -37,6 +37,10 @@ struct PrivateSamplerSetup {
   // that make_group_kernel receives instead of make_kernel's single PrivateData.
   std::size_t owners = 1;
   std::function<std::unique_ptr<PrivateKernel>(std::unique_ptr<DataOwner>)> make_group_kernel;
+  // A view of the run's model that the kernels read in its place (dp-penalty-expfam on a
+  // regression family: models/glm_expfam.hpp), owned here for as long as the kernels run; null
+  // when they read the run's model. Its statistic counts in release_coordinates.
+  std::shared_ptr<const Model> model_view;
 };
 
 // Builds the setup from the sampler's parameters (sampler_params.hpp), the model and the public
@@ -55,9 +59,9 @@ const SamplerDescriptor* find_private_sampler(const std::string& name);
 // says.
 ReleaseAllowance allowance_for(const PrivateSamplerSetup& setup, std::uint64_t iterations);
 
-// The most coordinates one release of `model` noises (the planner's release_coordinates): a
-// gradient's d, or an exponential family's statistic dimension.
-std::size_t release_coordinates(const Model& model);
+// The most coordinates one release of `model` (or of the setup's model view) noises (the
+// planner's release_coordinates): a gradient's d, or an exponential family's statistic dimension.
+std::size_t release_coordinates(const Model& model, const PrivateSamplerSetup& setup);
 
 // The δ a private run uses when the user gives none: the preset's (its paper's choice) for the
 // preset's own data of the preset's size, else the papers' rule 0.1/n for the n rows used.

@@ -321,6 +321,11 @@ TEST(LeakScan, UserModelsPublishOnlyDeclaredDpOutputs) {
   // The stochastic-gradient samplers with the defaults the schema's bounds give them.
   scan_user_model("logistic", "dp-sgld", "");
   scan_user_model("poisson", "dp-sgnht", "");
+  // The penalty for exponential families through the linear family's statistic
+  // (models/glm_expfam.hpp), and DP Barker with the options a user must give it (no user-model
+  // defaults; untempered, ε = 2 buys 7 of its iterations at n = 1000 with this batch).
+  scan_user_model("linear", "dp-penalty-expfam", "");
+  scan_user_model("logistic", "dp-barker", "--batch 200 --proposal-sd 0.002");
   // Release once: the statistic, then NUTS on it (no timings published).
   scan_user_model("logistic", "dp-nss", "--iter 200 --warmup 200");
   scan_user_model("linear", "dp-nss", "--iter 200 --warmup 200");

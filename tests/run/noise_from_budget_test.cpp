@@ -1,9 +1,11 @@
 // A user model's default noise from its budget (run/noise_from_budget.hpp): the scaled noise makes
 // the planner, with every certified accountant, allow the target number of iterations per chain
-// (within the discrete noise's share of δ), for the penalty and DP HMC; a noise the caller set,
+// (within the discrete noise's share of δ), for the penalty (plain and for exponential families:
+// the linear family's statistic) and DP HMC; a noise the caller set,
 // and a subsampled sampler, are left alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/rng.hpp"
@@ -16,18 +18,28 @@
 namespace dpmcmc {
 namespace {
 
-UserModel logistic_model(int n) {
+// n rows of one feature and a binary target (logistic), or a real one in [-3, 3] (linear).
+UserModel user_model(int n, const std::string& family = "logistic") {
   UserModelSpec spec;
-  spec.family = "logistic";
+  spec.family = family;
   spec.schema_file = "schema (test)";
   spec.data_file = "rows (test)";
-  spec.schema_doc = nlohmann::json::parse(R"({"columns": [
+  spec.schema_doc = nlohmann::json::parse(family == "linear" ? R"({"columns": [
+    {"name": "a", "role": "feature", "type": "real", "bounds": [-1, 1]},
+    {"name": "y", "role": "target", "type": "real", "bounds": [-3, 3]}]})"
+                                                             : R"({"columns": [
     {"name": "a", "role": "feature", "type": "real", "bounds": [-1, 1]},
     {"name": "y", "role": "target", "type": "binary"}]})");
   Rng rng = make_rng(3, 0);
   std::string csv = "a,y\n";
-  for (int i = 0; i < n; ++i)
-    csv += std::to_string(2.0 * rng.uniform() - 1.0) + (rng.uniform() < 0.5 ? ",0\n" : ",1\n");
+  for (int i = 0; i < n; ++i) {
+    csv.append(std::to_string(2.0 * rng.uniform() - 1.0)).push_back(',');
+    if (family == "linear")
+      csv.append(std::to_string(2.0 * rng.uniform() - 1.0));
+    else
+      csv.push_back(rng.uniform() < 0.5 ? '0' : '1');
+    csv.push_back('\n');
+  }
   spec.data_text = csv;
   return make_user_model(spec);
 }
@@ -35,8 +47,8 @@ UserModel logistic_model(int n) {
 std::size_t planned_per_chain(const std::string& sampler, const nlohmann::json& params,
                               const Model& model, std::size_t n, const Budget& budget, int chains) {
   const auto setup = find_private_sampler(sampler)->build_private(sampler, params, model, n);
-  const auto plan =
-      plan_private_run(budget, setup.per_iteration, chains, {}, {}, release_coordinates(model));
+  const auto plan = plan_private_run(budget, setup.per_iteration, chains, {}, {},
+                                     release_coordinates(model, setup));
   return plan.split.per_chain.front();
 }
 
@@ -44,7 +56,8 @@ class NoiseFromBudget : public testing::TestWithParam<std::string> {};
 
 TEST_P(NoiseFromBudget, TheBudgetAffordsTheTargetIterationsPerChain) {
   const std::string sampler = GetParam();
-  const UserModel user = logistic_model(500);
+  // The penalty for exponential families needs the linear family's statistic.
+  const UserModel user = user_model(500, sampler == "dp-penalty-expfam" ? "linear" : "logistic");
   const auto model = user.preset.make_model();
   const Budget budget{1.0, 1e-5};
   const int chains = 4;
@@ -67,10 +80,16 @@ TEST_P(NoiseFromBudget, TheBudgetAffordsTheTargetIterationsPerChain) {
 }
 
 INSTANTIATE_TEST_SUITE_P(UserModelSamplers, NoiseFromBudget,
-                         testing::Values("dp-penalty", "dp-penalty-ocu", "dp-hmc"));
+                         testing::Values("dp-penalty", "dp-penalty-ocu", "dp-hmc",
+                                         "dp-penalty-expfam"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 TEST(NoiseFromBudget, ANoiseTheCallerSetAndASubsampledSamplerAreLeftAlone) {
-  const UserModel user = logistic_model(500);
+  const UserModel user = user_model(500);
   const auto model = user.preset.make_model();
   const Budget budget{1.0, 1e-5};
   const nlohmann::json overrides = {{"tau", 0.5}};
