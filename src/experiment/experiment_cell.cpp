@@ -80,7 +80,11 @@ SampleSpec cell_sample_spec(const ExperimentSpec& spec, const ExperimentCell& c,
   s.run.chains = spec.chains;
   s.run.seed = c.seed;
   s.seed_given = true;
-  if (c.epsilon) s.noise_key = shared.noise_key;
+  if (c.epsilon) {
+    s.noise_key = shared.noise_key;
+    // Named in the cell's curator report only; the key itself is the one read above.
+    s.noise_key_file = spec.noise_key_file;
+  }
   s.plan_memo = shared.plan_memo;
   s.reference_cache = shared.references;
   s.run.warmup = c.sampler.warmup.value_or(spec.warmup);

@@ -100,8 +100,18 @@ TEST(ExperimentRunner, PrivateCellsTakeTheSpecsKeyOrAFreshOne) {
   auto spec = tiny_spec();
   spec.epsilons = {2};
   spec.repeats = 1;
-  EXPECT_EQ(run(spec, fresh_dir("keyed"), 2).noise_key,
-            "from the curator's key file, not published");
+  const auto keyed = fresh_dir("keyed");
+  EXPECT_EQ(run(spec, keyed, 2).noise_key, "from the curator's key file, not published");
+  // The private cell's curator report names the file its key came from (the published one does
+  // not: it only says where a key came from, core/noise_key.hpp).
+  const ExperimentCell private_cell = experiment_cells(spec).front();
+  ASSERT_TRUE(private_cell.epsilon.has_value());
+  auto curator = cell_dir(keyed, private_cell);
+  curator += ".curator";
+  const json report = json::parse(slurp(curator / "report.json"));
+  EXPECT_EQ(report.at("noise_key_file"), test_noise_key_file().string());
+  const std::string published = slurp(cell_dir(keyed, private_cell) / "report.json");
+  EXPECT_EQ(published.find(test_noise_key_file().filename().string()), std::string::npos);
   spec.noise_key_file.reset();
   const auto fresh = run(spec, fresh_dir("fresh"), 2).noise_key;
   EXPECT_NE(fresh.find("fresh for each cell"), std::string::npos) << fresh;
