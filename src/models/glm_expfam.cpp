@@ -12,9 +12,9 @@ const GlmModel& gaussian_family(const GlmModel& glm) {
   const GlmFamily f = glm.spec().family;
   if (f != GlmFamily::linear && f != GlmFamily::normal)
     throw UsageError(
-        "--sampler dp-penalty-expfam: of the regression families only linear and normal are "
-        "exponential families (use dp-nss or dp-penalty for " +
-        to_string(f) + ")");
+        "--sampler dp-penalty-expfam: of the regression families only linear and normal have a "
+        "likelihood η(θ)ᵀs(x, y) − A(θ) with A free of the row (the " +
+        to_string(f) + " family's log-partition depends on x); use dp-nss or dp-penalty");
   return glm;
 }
 

@@ -132,8 +132,11 @@ json user_model_sampler_defaults(const GlmSpec& g, std::size_t n, int dim) {
                    {"A", 2.0 * h_thermostat / h},
                    {"source", src}};
   // The penalty algorithm for exponential families (models/glm_expfam.hpp): its τ follows the
-  // budget like dp-penalty's (run/noise_from_budget.hpp); its test's noise is σ‖η(θ′) − η(θ)‖,
-  // which grows with the step as the plain penalty's does, so it walks with the same proposal.
+  // budget like dp-penalty's (run/noise_from_budget.hpp); its test's noise σ‖η(θ′) − η(θ)‖ grows
+  // with the step as the plain penalty's does, so it starts from the same proposal (warmup
+  // adaptation tunes it). Like the plain penalty it pays per tested move: on small data at ε ≈ 1
+  // its chains stay near their start (docs/experiments.md, "Calibration of private linear
+  // regression").
   if (gaussian)
     s["dp-penalty-expfam"] = {{"tau", 0.3}, {"alpha", 0.5}, {"proposal_sd", walk}, {"source", src}};
   if (g.family == GlmFamily::logistic) {

@@ -65,24 +65,25 @@ PrivateSamplerSetup setup_dp_penalty_shared(const std::string& sampler,
 PrivateSamplerSetup setup_dp_penalty_expfam(const std::string& sampler,
                                             const nlohmann::json& params, const Model& model,
                                             std::size_t n) {
-  PrivateSamplerSetup setup;
-  // A linear or normal regression is read through its exponential-family view.
+  DpPenaltyExpFamConfig c;
+  // A linear or normal regression is read through its exponential-family view, which each kernel
+  // owns (c.view) and the setup shows to the planner (model_view: its statistic's coordinates).
   if (const auto* glm = dynamic_cast<const GlmModel*>(&model))
-    setup.model_view = std::make_shared<const GlmExpFamModel>(*glm);
-  const auto* expfam =
-      dynamic_cast<const ExpFamModel*>(setup.model_view ? setup.model_view.get() : &model);
+    c.view = std::make_shared<const GlmExpFamModel>(*glm);
+  const auto* expfam = c.view ? c.view.get() : dynamic_cast<const ExpFamModel*>(&model);
   if (expfam == nullptr) {
     throw UsageError(fmt::format(
         "--sampler {} needs an exponential-family model (presets gauss-box-2d, bernoulli-beta; "
         "--model linear or normal with --schema); '{}' is not one",
         sampler, model.name()));
   }
-  DpPenaltyExpFamConfig c;
   c.scale = vector_param(params, sampler, "proposal_sd", model.dim());
   c.tau = number_param(params, sampler, "tau");
   c.alpha = number_param(params, sampler, "alpha", 0.5);
+  PrivateSamplerSetup setup;
+  setup.model_view = c.view;
   setup.per_iteration = dp_penalty_expfam_template(c.tau, static_cast<double>(n), c.alpha);
-  setup.make_kernel = [view = setup.model_view, expfam, c](std::unique_ptr<PrivateData> data) {
+  setup.make_kernel = [expfam, c](std::unique_ptr<PrivateData> data) {
     return std::make_unique<DpPenaltyExpFamKernel>(*expfam, std::move(data), c);
   };
   return setup;

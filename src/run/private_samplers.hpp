@@ -38,8 +38,8 @@ struct PrivateSamplerSetup {
   std::size_t owners = 1;
   std::function<std::unique_ptr<PrivateKernel>(std::unique_ptr<DataOwner>)> make_group_kernel;
   // A view of the run's model that the kernels read in its place (dp-penalty-expfam on a
-  // regression family: models/glm_expfam.hpp), owned here for as long as the kernels run; null
-  // when they read the run's model. Its statistic counts in release_coordinates.
+  // regression family: models/glm_expfam.hpp; each kernel also owns it); null when they read the
+  // run's model. Its statistic counts in release_coordinates.
   std::shared_ptr<const Model> model_view;
 };
 

@@ -45,6 +45,9 @@ struct DpPenaltyExpFamConfig {
   Vec scale = Vec::Constant(1, 0.1);
   double tau = 0.1;    // τ > 0: noise multiplier τ·n^α of every release
   double alpha = 0.5;  // α > 0
+  // A model view the kernel reads (models/glm_expfam.hpp), kept alive as long as the kernel: the
+  // kernel's model, when given; null when the caller owns the model.
+  std::shared_ptr<const ExpFamModel> view;
 };
 
 // The per-iteration event template of this sampler for the planner: one Gaussian release of

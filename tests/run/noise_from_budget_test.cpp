@@ -88,6 +88,24 @@ INSTANTIATE_TEST_SUITE_P(UserModelSamplers, NoiseFromBudget,
                            return name;
                          });
 
+// dp-penalty-expfam on a linear model releases the statistic (x xᵀ without the intercept's 1·1,
+// x t, t²: 5 coordinates for an intercept and one feature), not the 3 parameters: the planner's
+// discrete-noise δ must count those.
+TEST(NoiseFromBudget, TheExpFamViewsStatisticCountsAsReleasedCoordinates) {
+  const UserModel user = user_model(500, "linear");
+  const auto model = user.preset.make_model();
+  ASSERT_EQ(model->dim(), 3);
+  const auto params = sampler_params(user.preset, "dp-penalty-expfam", nlohmann::json::object());
+  const auto setup = find_private_sampler("dp-penalty-expfam")
+                         ->build_private("dp-penalty-expfam", params, *model, 500);
+  ASSERT_NE(setup.model_view, nullptr);
+  EXPECT_EQ(release_coordinates(*model, setup), 5u);
+  const auto plain =
+      find_private_sampler("dp-penalty")
+          ->build_private("dp-penalty", sampler_params(user.preset, "dp-penalty", {}), *model, 500);
+  EXPECT_EQ(release_coordinates(*model, plain), 3u);
+}
+
 TEST(NoiseFromBudget, ANoiseTheCallerSetAndASubsampledSamplerAreLeftAlone) {
   const UserModel user = user_model(500);
   const auto model = user.preset.make_model();
