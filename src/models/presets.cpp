@@ -240,6 +240,10 @@ std::vector<Preset> build_presets() {
                   {"dp-barker", barker(0.04, 2600)}};
     p.samplers["rwmh"] = rwmh_from_penalty(p.samplers);
     p.samplers["hmc"] = hmc_from_dp_hmc(p.samplers);
+    p.run_defaults["nuts"] = curved_banana(
+        2000,
+        "seed 1: R-hat 1.002, bulk-ESS 2261, 2 of 8000 divergent (at 0.8 and 1000 draws: R-hat "
+        "1.021, 140 divergent)");
     all.push_back(std::move(p));
   }
   {
