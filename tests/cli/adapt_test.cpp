@@ -100,7 +100,8 @@ TEST(CliAdapt, TargetAcceptIsChecked) {
 
 // A preset's recommended options (`dpmcmc models PRESET`, Preset::run_defaults) apply when the
 // command line does not give them, and only to an adapted run: banana-tempered-2d recommends
-// target 0.95 and 2000 draws for NUTS, gauss-10d a dense metric.
+// target 0.95 and 2000 draws for NUTS, banana-tempered-10d also a warmup of 2000, gauss-10d a
+// dense metric.
 TEST(CliAdapt, PresetRecommendationsApplyUnlessGiven) {
   const auto dir = scratch_dir("adapt-preset");
   const auto run_of = [&](const std::string& args, const std::string& name) {
@@ -123,6 +124,8 @@ TEST(CliAdapt, PresetRecommendationsApplyUnlessGiven) {
   run = run_of(banana + "--sampler rwmh --warmup 40", "other");  // no recommendation for rwmh
   EXPECT_TRUE(run["target_accept"].is_null());
   EXPECT_EQ(run["samples"], 1000);
+  // banana-tempered-10d recommends a longer warmup for NUTS.
+  EXPECT_EQ(run_of("--model banana-tempered-10d --n 500 --iter 5", "warmup")["warmup"], 2000);
   const std::string gauss = "--model gauss-10d --n 500 --iter 20 --warmup 40 ";
   EXPECT_EQ(run_of(gauss, "dense")["metric"], "dense");
   EXPECT_EQ(run_of(gauss + "--metric diag", "diag")["metric"], "diag");
