@@ -5,6 +5,7 @@
 
 #include <Eigen/Cholesky>
 #include <cmath>
+#include <utility>
 
 #include "../samplers/gaussian_test_model.hpp"
 #include "core/noise_key.hpp"
@@ -92,38 +93,52 @@ TEST(Adaptation, TuningIsReplayedFromPublishedWarmupColumns) {
   }
 }
 
-// The same for a private sampler: DP penalty's adapted proposal (ε, m of the sd ε√m, starting
-// at ε = 1, m = s²) is recomputed from the published accept_stat__ and θ of its warmup rows, so
-// it is post-processing of the releases (docs/decisions.md, "Adaptation is post-processing").
+// The same for the private samplers: DP penalty's adapted proposal (ε, m of the sd ε√m, starting
+// at ε = 1, m = s²) and DP HMC's step and mass are recomputed from the published accept_stat__
+// and θ of their warmup rows, with the kernel's own target, so they are post-processing of the
+// releases (docs/decisions.md, "Adaptation is post-processing").
 TEST(Adaptation, PrivateTuningIsReplayedFromPublishedWarmupColumns) {
   const Preset& preset = find_preset("banana-tempered-2d");
   const auto model = preset.make_model();
   const Dataset data = simulate_preset(preset, *model, 5, std::size_t{2000});
-  const nlohmann::json params = sampler_params(preset, "dp-penalty", nlohmann::json::object());
-  RunConfig run = adapting_run(0);
-  run.init.centre = preset.start_centre;
-  run.init.spread = 0.0;
-  SampleSpec spec;
-  spec.sampler = "dp-penalty";
-  spec.epsilon = 4.0;
-  spec.noise_key = std::make_shared<const NoiseKey>(NoiseKey::from_bytes(NoiseKey::Bytes{}));
-  PrivateJob job = prepare_private_job(spec, *find_private_sampler("dp-penalty"), preset, *model,
-                                       data, params, run);
-  const RunResult r =
-      run_chains(private_kernel_factory(job, *model, data, run), model->param_names(), run);
-  const double s = params.at("proposal_sd").get<double>();
-  const Tuning initial{1.0, Vec::Constant(2, s * s)};
-  AdaptationTarget target{random_walk_target_accept(2), true, true};
-  target.restart_step = random_walk_restart_step(2);
-  for (const auto& chain : r.chains) {
-    const Mat& w = chain.warmup_draws;
-    ASSERT_GE(w.rows(), 20) << "too few warmup iterations for a metric window";
-    ASSERT_TRUE(chain.tuning);
-    const Tuning replayed = replay_adaptation(target, initial, static_cast<std::size_t>(w.rows()),
-                                              w.col(1), w.rightCols(2));
-    EXPECT_EQ(replayed.step, chain.tuning->step);
-    EXPECT_EQ(replayed.metric, chain.tuning->metric);
-    EXPECT_NE(replayed.metric, initial.metric);  // it did adapt
+  // ε per sampler: enough iterations for a metric window (DP HMC releases two sums per
+  // iteration, so the same ε buys it fewer).
+  const std::pair<const char*, double> cases[] = {{"dp-penalty", 4.0}, {"dp-hmc", 15.0}};
+  for (const auto& [sampler, epsilon] : cases) {
+    SCOPED_TRACE(sampler);
+    const nlohmann::json params = sampler_params(preset, sampler, nlohmann::json::object());
+    RunConfig run = adapting_run(0);
+    run.init.centre = preset.start_centre;
+    run.init.spread = 0.0;
+    SampleSpec spec;
+    spec.sampler = sampler;
+    spec.epsilon = epsilon;
+    spec.noise_key = std::make_shared<const NoiseKey>(NoiseKey::from_bytes(NoiseKey::Bytes{}));
+    PrivateJob job = prepare_private_job(spec, *find_private_sampler(sampler), preset, *model, data,
+                                         params, run);
+    const KernelFactory factory = private_kernel_factory(job, *model, data, run);
+    const RunResult r = run_chains(factory, model->param_names(), run);
+    const auto fresh = factory(0);
+    const AdaptationTarget target = *fresh->adaptation();
+    const Tuning initial = fresh->tuning();
+    if (std::string(sampler) == "dp-penalty") {
+      const double s = params.at("proposal_sd").get<double>();
+      EXPECT_EQ(initial.step, 1.0);
+      EXPECT_EQ(initial.metric, Vec::Constant(2, s * s));
+    }
+    for (const auto& chain : r.chains) {
+      const Mat& w = chain.warmup_draws;
+      ASSERT_GE(w.rows(), 20) << "too few warmup iterations for a metric window";
+      ASSERT_TRUE(chain.tuning);
+      // accept_stat__ is column 1; θ the last two (after DP HMC's extra columns).
+      ASSERT_EQ(r.columns[1], "accept_stat__");
+      ASSERT_EQ(static_cast<int>(r.columns.size()), r.first_param_column + 2);
+      const Tuning replayed = replay_adaptation(target, initial, static_cast<std::size_t>(w.rows()),
+                                                w.col(1), w.rightCols(2));
+      EXPECT_EQ(replayed.step, chain.tuning->step);
+      EXPECT_EQ(replayed.metric, chain.tuning->metric);
+      EXPECT_NE(replayed.metric, initial.metric);  // it did adapt
+    }
   }
 }
 

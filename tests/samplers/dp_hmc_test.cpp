@@ -320,6 +320,10 @@ TEST(DpHmcKernel, ExtraColumnsDescribeTheReleases) {
                              kLowestTestMultiplier));
   DpHmcKernel kernel(s.model, *s.pd, c);
   EXPECT_EQ(kernel.name(), "dp-hmc");
+  // Warmup adaptation targets 0.65 from the hand-set step (its L steps cost the same at any step).
+  ASSERT_TRUE(kernel.adaptation());
+  EXPECT_EQ(kernel.adaptation()->accept, 0.65);
+  EXPECT_EQ(kernel.adaptation()->explore, 1.0);
   EXPECT_EQ(kernel.extra_columns(),
             (std::vector<std::string>{"grad_clip_frac__", "llr_clip_frac__", "noise_sd_grad__",
                                       "noise_sd_llr__", "stepsize__", "eps_spent__"}));
