@@ -188,14 +188,9 @@ class DpHmcKernel final : public PrivateKernel {
   // Adapts η and the mass from released values only (docs/decisions.md): the gradient releases
   // are calibrated to the fixed clip b_g, the ratio release to b_l·‖θ′ − θ‖ with a fixed σ/Δ, so
   // neither the step nor the mass enters a calibration. Target 0.65, the optimal acceptance of
-  // HMC in high dimension (Beskos, Pillai, Roberts, Sanz-Serna and Stuart 2013). Its L leapfrog
-  // steps cost the same at any step size, and its warmup iterations are paid from the budget, so
-  // dual averaging starts at the hand-set step rather than ten times it (AdaptationTarget::
-  // explore).
+  // HMC in high dimension (Beskos, Pillai, Roberts, Sanz-Serna and Stuart 2013).
   std::optional<AdaptationTarget> adaptation() const override {
-    AdaptationTarget target{0.65, true};
-    target.explore = 1.0;
-    return target;
+    return AdaptationTarget{0.65, true};
   }
   Tuning tuning() const override { return sampler_.tuning(); }
   void set_tuning(const Tuning& tuning) override { sampler_.set_tuning(tuning); }

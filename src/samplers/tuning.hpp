@@ -26,15 +26,12 @@ struct Tuning {
 struct AdaptationTarget {
   AdaptationTarget(double target = 0.8, bool adapt_metric = true, bool walk = false,
                    bool dense_ok = false)
-      : accept(target),
-        metric(adapt_metric),
-        random_walk(walk),
-        dense_capable(dense_ok),
-        explore(walk ? 1.0 : 10.0) {}
+      : accept(target), metric(adapt_metric), random_walk(walk), dense_capable(dense_ok) {}
 
   double accept = 0.8;  // the target of the acceptance statistic, in (0, 1)
   bool metric = true;   // also estimate the metric from the warmup draws
-  // A random-walk proposal (θ + ε√m ⊙ z); its target is random_walk_target_accept.
+  // A random-walk proposal (θ + ε√m ⊙ z): dual averaging then shrinks towards the current step
+  // rather than ten times it (dual_averaging.hpp).
   bool random_walk = false;
   // The kernel can use a dense metric (RunConfig::dense_metric).
   bool dense_capable = false;
@@ -42,11 +39,6 @@ struct AdaptationTarget {
   // adapter's rule). A random walk whose metric is the posterior covariance has its optimum near
   // ε = 2.38/√d for d moved dimensions (Roberts, Gelman and Gilks 1997).
   double restart_step = 0.0;
-  // Dual averaging shrinks towards log(explore·ε0) (dual_averaging.hpp): Stan's 10 favours larger
-  // steps, which buy cheaper NUTS trajectories; 1 for a transition that costs the same at any
-  // step (a random walk, DP HMC's L leapfrog steps), where exploring larger steps only wastes
-  // warmup iterations (for a private kernel, iterations paid from the budget).
-  double explore = 10.0;
 };
 
 // 2.38/√d, the random-walk restart step above.

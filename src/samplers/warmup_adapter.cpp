@@ -71,7 +71,7 @@ WarmupAdapter::WarmupAdapter(const AdaptationTarget& target, const Tuning& initi
                              std::size_t warmup, bool dense)
     : target_(target),
       schedule_(warmup_schedule(warmup)),
-      steps_(target.accept, initial.step, target.explore),
+      steps_(target.accept, initial.step, target.random_walk ? 1.0 : 10.0),
       window_(static_cast<int>(initial.metric.size()), dense),
       tuning_(initial),
       dense_(dense) {

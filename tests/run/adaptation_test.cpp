@@ -101,7 +101,7 @@ TEST(Adaptation, PrivateTuningIsReplayedFromPublishedWarmupColumns) {
   const Preset& preset = find_preset("banana-tempered-2d");
   const auto model = preset.make_model();
   const Dataset data = simulate_preset(preset, *model, 5, std::size_t{2000});
-  // ε per sampler: enough iterations for a metric window (DP HMC releases two sums per
+  // ε per sampler: enough iterations for a metric window (DP HMC releases L + 1 noisy sums per
   // iteration, so the same ε buys it fewer).
   const std::pair<const char*, double> cases[] = {{"dp-penalty", 4.0}, {"dp-hmc", 15.0}};
   for (const auto& [sampler, epsilon] : cases) {

@@ -134,23 +134,6 @@ TEST(WarmupAdapter, StepOnlyAndReplay) {
   EXPECT_THROW(replay_adaptation({0.44, false}, initial, 199, accept, draws), DataError);
 }
 
-// Accepting exactly at the target leaves H̄ = 0, so every iterate is exp(μ) = explore·ε0: Stan's
-// 10·ε0 by default, ε0 itself for a kernel whose cost does not depend on the step (random walks,
-// DP HMC), which then spends no warmup iteration on steps ten times the hand-set one.
-TEST(WarmupAdapter, ExploreFactorSetsWhereTheStepStarts) {
-  const Tuning initial{0.02, Vec::Ones(2)};
-  AdaptationTarget stan{0.65, false};
-  AdaptationTarget flat{0.65, false};
-  flat.explore = 1.0;
-  EXPECT_EQ(stan.explore, 10.0);
-  EXPECT_EQ(AdaptationTarget(0.44, true, true).explore, 1.0);  // a random walk
-  WarmupAdapter a(stan, initial, 50), b(flat, initial, 50);
-  for (std::size_t i = 0; i < 10; ++i) {
-    EXPECT_NEAR(a.observe(i, 0.65, Vec::Zero(2)).step, 0.2, 1e-15) << i;
-    EXPECT_NEAR(b.observe(i, 0.65, Vec::Zero(2)).step, 0.02, 1e-16) << i;
-  }
-}
-
 // A saved adapter restored into a fresh one continues identically.
 TEST(WarmupAdapter, StateRoundTrip) {
   const Tuning initial{1.0, Vec::Ones(2)};
