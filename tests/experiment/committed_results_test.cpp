@@ -121,6 +121,17 @@ TEST(CommittedResults, MixtureCellsReproduceUnderTheCommittedKey) {
                  "sample/mixture-fastmh-2d/tunamh/NA/1"});
 }
 
+// Issue 25's adaptation studies and 29's one-relation labels, drawn under the same key: an adapted
+// DP HMC cell (its warmup adapts the step from released values), a hand-tuned and an adapted DP
+// penalty cell of the thirty-repeat extension (repeats 1-10 drew fresh keys and cannot rerun), and
+// DP-SGLD with fixed-size batches on the Gaussian. About 3 s.
+TEST(CommittedResults, AdaptationAndOneRelationCellsReproduceUnderTheCommittedKey) {
+  expect_cells_reproduce("adaptation", {"sample/banana-flat-2d/dp-hmc-adapt/1/1"});
+  expect_cells_reproduce("adaptation-targets", {"sample/banana-flat-2d/dp-penalty/1/11",
+                                                "sample/banana-flat-2d/dp-penalty-adapt/1/11"});
+  expect_cells_reproduce("dphmc", {"sample/gauss-10d/dp-sgld-wor/2/4"});
+}
+
 // The private cells' committed rows were drawn before issue #23, with noise keyed by the public
 // seed; the noise now comes from a secret key (core/noise_key.hpp), so they cannot be redrawn bit
 // for bit (docs/experiments.md). What must hold instead: under one key file, a private cell
