@@ -91,18 +91,24 @@ json hmc_from_dp_hmc(const json& samplers, bool randomized = false) {
              "our choice: step size and steps of this preset's dp-hmc defaults", randomized);
 }
 
+// More draws than the default 1000 per chain, where fewer miss the criterion of issue 25.
+json more_draws(int iter, const std::string& measured) {
+  return {{"iter", iter},
+          {"source",
+           "our choice, measured (docs/experiments.md, \"NUTS and HMC with the presets' "
+           "recommended options\"): " +
+               measured}};
+}
+
 // Options of `sample` a curved banana needs for NUTS and HMC with the generic adaptation: its
 // curvature changes along the arms, so the global step that target 0.8 picks in the body
 // diverges in the arms and the chains miss them (banana-tempered-2d, NUTS, 1000 + 1000, seed 7:
 // R-hat 1.016, bulk-ESS 467, 2 divergent, MMD 8.5× exact-vs-exact); a target of 0.95 shrinks the
 // step and 2000 (narrow: 3000) draws per chain bring the ESS above 400.
 json curved_banana(int iter, const std::string& measured) {
-  return {{"target_accept", 0.95},
-          {"iter", iter},
-          {"source",
-           "our choice, measured (docs/experiments.md, \"NUTS and HMC with the presets' "
-           "recommended options\"): " +
-               measured}};
+  json j = more_draws(iter, measured);
+  j["target_accept"] = 0.95;
+  return j;
 }
 
 json thesis_experiment(bool circle = false) {
@@ -187,6 +193,12 @@ std::vector<Preset> build_presets() {
         rwmh(0.01, "reference-configs.md, clipping study (002_673c6a5269ae2454.txt Section 6.2)");
     p.samplers["hmc"] = hmc(
         0.001, 15, "reference-configs.md, clipping study (002_673c6a5269ae2454.txt Section 6.2)");
+    // NUTS's bulk-ESS here is about 15 % of its draws (the bend costs it short trees), so 1000
+    // draws per chain put its MMD within 2x the exact-draw level in 4 of 10 seeds; 3000 in 5 of 6.
+    p.run_defaults["nuts"] = more_draws(
+        3000,
+        "seeds 1-6 at 3000 draws: MMD within 2x the exact-draw level in 5 of 6, median ratio "
+        "0.79 (1000 draws, seeds 1-10: 4 of 10, median ratio 2.5)");
     all.push_back(std::move(p));
   }
   {
