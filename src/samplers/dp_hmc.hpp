@@ -187,11 +187,16 @@ class DpHmcKernel final : public PrivateKernel {
   const DpHmcConfig& config() const { return sampler_.config(); }
   // Adapts η and the mass from released values only (docs/decisions.md): the gradient releases
   // are calibrated to the fixed clip b_g, the ratio release to b_l·‖θ′ − θ‖ with a fixed σ/Δ, so
-  // neither the step nor the mass enters a calibration. Target 0.65, the optimal acceptance of
-  // HMC in high dimension (Beskos, Pillai, Roberts, Sanz-Serna and Stuart 2013).
+  // neither the step nor the mass enters a calibration. Target 0.45, not HMC's 0.65: Beskos,
+  // Pillai, Roberts, Sanz-Serna and Stuart (2013) find a(ℓ) = 2Φ(−u), u ∝ ℓ², for a step
+  // h = ℓ d^(−1/4); at a fixed integration time the cost is the L ∝ 1/ℓ gradients, and √u·Φ(−u)
+  // peaks at a = 0.651. Here L is fixed and every iteration costs the same budget whatever the
+  // step, so for trajectories short against the posterior (jump² ∝ (hL)² ∝ u) the efficiency
+  // is u·Φ(−u), which peaks at a = 0.452 (docs/decisions.md, "Warmup adaptation").
   std::optional<AdaptationTarget> adaptation() const override {
-    return AdaptationTarget{0.65, true};
+    return AdaptationTarget{kAdaptationTarget, true};
   }
+  static constexpr double kAdaptationTarget = 0.45;
   Tuning tuning() const override { return sampler_.tuning(); }
   void set_tuning(const Tuning& tuning) override { sampler_.set_tuning(tuning); }
   double gradient_multiplier() const { return source_.gradient_multiplier(); }

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <boost/math/distributions/normal.hpp>
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
 #include <cstdint>
@@ -320,10 +321,11 @@ TEST(DpHmcKernel, ExtraColumnsDescribeTheReleases) {
                              kLowestTestMultiplier));
   DpHmcKernel kernel(s.model, *s.pd, c);
   EXPECT_EQ(kernel.name(), "dp-hmc");
-  // Warmup adaptation targets 0.65 with Stan's dual averaging (which explores ten times the
-  // hand-set step: starting at it measured worse, docs/decisions.md "Warmup adaptation").
+  // Warmup adaptation with Stan's dual averaging (which explores ten times the hand-set step:
+  // starting at it measured worse, docs/decisions.md "Warmup adaptation") towards the target
+  // derived in DpHmcAdaptationTarget below.
   ASSERT_TRUE(kernel.adaptation());
-  EXPECT_EQ(kernel.adaptation()->accept, 0.65);
+  EXPECT_EQ(kernel.adaptation()->accept, DpHmcKernel::kAdaptationTarget);
   EXPECT_FALSE(kernel.adaptation()->random_walk);
   EXPECT_EQ(kernel.extra_columns(),
             (std::vector<std::string>{"grad_clip_frac__", "llr_clip_frac__", "noise_sd_grad__",
@@ -566,6 +568,23 @@ TEST(DpHmcKernel, BadConfigurationNamesTheParameter) {
   DpHmcSampler s(model, DpHmcConfig{});
   EXPECT_THROW(s.init(Vec::Zero(3)), ConfigError);
   EXPECT_THROW(s.init(Vec::Constant(2, nan)), ConfigError);
+}
+
+// The acceptance target against its derivation, solved here: with a(u) = 2Φ(−u) (Beskos et al.
+// 2013, u ∝ ℓ²), Stan's case of a fixed integration time maximises √u·Φ(−u) (the first-order
+// condition Φ(−u) = 2u·φ(u)) and must give their 0.651; DP HMC's fixed L maximises u·Φ(−u)
+// (Φ(−u) = u·φ(u)), whose optimum the kernel's target rounds.
+TEST(DpHmcAdaptationTarget, IsTheOptimalAcceptanceForAFixedNumberOfSteps) {
+  const boost::math::normal n;
+  const auto optimum = [&](double k) {
+    const auto f = [&](double u) { return cdf(n, -u) - k * u * pdf(n, u); };
+    boost::math::tools::eps_tolerance<double> tol(40);
+    std::uintmax_t iters = 100;
+    const auto [lo, hi] = boost::math::tools::toms748_solve(f, 0.01, 3.0, tol, iters);
+    return 2.0 * cdf(n, -(lo + hi) / 2.0);
+  };
+  EXPECT_NEAR(optimum(2.0), 0.651, 5e-4);  // fixed integration time: Beskos et al.'s value
+  EXPECT_NEAR(optimum(1.0), DpHmcKernel::kAdaptationTarget, 5e-3);  // fixed L: 0.4522
 }
 
 }  // namespace
