@@ -21,7 +21,7 @@ with default options on every preset") from the CSV.
 
     python3 experiments/scripts/preset_defaults.py build/dpmcmc [--seeds 1] [--threads 1]
         [--models M,...] [--samplers nuts,hmc] [--timeout 3600]
-        [--out experiments/results/preset-defaults/results.csv] [--table-only]
+        [--out experiments/results/preset-defaults/results.csv] [--commit REV] [--table-only]
 
 Non-private presets only run on their simulated data: nothing here reads private rows.
 """
@@ -40,7 +40,10 @@ FIELDS = ["model", "sampler", "seed", "commit", "status", "max_rhat", "min_bulk_
 RHAT_MAX, BULK_MIN, MMD_RATIO_MAX = 1.01, 400, 2.0
 
 
-def commit():
+def commit(given):
+    """The commit the binary was built from: --commit, else the checkout's HEAD."""
+    if given:
+        return given
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, check=True).stdout.strip()
@@ -181,6 +184,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     ap.add_argument("--out", default="experiments/results/preset-defaults/results.csv")
+    ap.add_argument("--commit", help="the commit BINARY was built from, recorded in each row "
+                    "(default: the checkout's HEAD, right only if BINARY is its build)")
     ap.add_argument("--table-only", action="store_true")
     args = ap.parse_args()
 
@@ -199,7 +204,7 @@ def main():
                         if (model, sampler, seed) in done:
                             continue
                         row = run_one(args, model, sampler, seed)
-                        row.update(model=model, sampler=sampler, seed=seed, commit=commit())
+                        row.update(model=model, sampler=sampler, seed=seed, commit=commit(args.commit))
                         w.writerow({k: row.get(k, "") for k in FIELDS})
                         f.flush()
                         print(f"{model} {sampler} seed {seed}: {row['status']}, "

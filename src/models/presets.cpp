@@ -213,7 +213,11 @@ std::vector<Preset> build_presets() {
         {"dp-penalty-minibatch-ocu", minibatch(0.5, 0.00032, 2, 1000, kThesisMinibatchOcu)},
         {"dp-barker", barker(0.0008, 2600)}};
     p.samplers["rwmh"] = rwmh_from_penalty(p.samplers);
-    p.samplers["hmc"] = hmc_from_dp_hmc(p.samplers);
+    // Randomized step: its eight Gaussian coordinates share one scale, so a fixed hL near a
+    // multiple of their half-period makes the chains oscillate (seed 1 with a fixed step: bulk-ESS
+    // 14408 of 4000 draws, tail-ESS 98, R-hat 1.26 on θ10, sds 10-27 % short; randomized: max
+    // R-hat 1.003, min tail-ESS 1754, MMD 0.017 against 0.016 exact).
+    p.samplers["hmc"] = hmc_from_dp_hmc(p.samplers, true);
     all.push_back(std::move(p));
   }
   {
@@ -280,7 +284,9 @@ std::vector<Preset> build_presets() {
                   {"dp-penalty", penalty(0.06, 0.00084, 3, kThesisPenalty)},
                   {"dp-penalty-ocu", penalty(0.2, 0.00084, 3, kThesisPenaltyOcu)}};
     p.samplers["rwmh"] = rwmh_from_penalty(p.samplers);
-    p.samplers["hmc"] = hmc_from_dp_hmc(p.samplers);
+    // Randomized step, as banana-flat-10d's: 28 coordinates share one scale (seed 1 with a
+    // fixed step: R-hat 1.011, bulk-ESS 12329 of 4000 draws).
+    p.samplers["hmc"] = hmc_from_dp_hmc(p.samplers, true);
     all.push_back(std::move(p));
   }
   {
