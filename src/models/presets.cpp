@@ -108,6 +108,17 @@ json dense_metric(const std::string& measured) {
   return {{"metric", "dense"}, {"source", measured_choice(measured)}};
 }
 
+// The non-private samplers of a strongly correlated Gaussian: RWMH and HMC from the private
+// entries, HMC with a randomized step (with a dense metric the posterior is isotropic, and a
+// fixed hL near its half-period oscillates), and a dense metric recommended for NUTS and HMC.
+void correlated_gaussian_samplers(Preset& p, const std::string& nuts_measured,
+                                  const std::string& hmc_measured) {
+  p.samplers["rwmh"] = rwmh_from_penalty(p.samplers);
+  p.samplers["hmc"] = hmc_from_dp_hmc(p.samplers, true);
+  p.run_defaults["nuts"] = dense_metric(nuts_measured);
+  p.run_defaults["hmc"] = dense_metric(hmc_measured);
+}
+
 // Options of `sample` a curved banana needs for NUTS and HMC with the generic adaptation: its
 // curvature changes along the arms, so the global step that target 0.8 picks in the body
 // diverges in the arms and the chains miss them (banana-tempered-2d, NUTS, 1000 + 1000, seed 7:
@@ -342,14 +353,11 @@ std::vector<Preset> build_presets() {
     p.samplers = {{"dp-hmc", dp_hmc(0.05, 0.20, 8, 0.00007, 30, 29.0, kThesisDpHmc)},
                   {"dp-penalty", penalty(0.07, 0.00015, 50, kThesisPenalty)},
                   {"dp-penalty-ocu", penalty(0.1, 0.0002, 45, kThesisPenaltyOcu)}};
-    p.samplers["rwmh"] = rwmh_from_penalty(p.samplers);
-    // Randomized step: with the dense metric the posterior is isotropic, and a fixed hL near its
-    // half-period oscillates (dense, fixed step, seed 1: bulk-ESS 203, R-hat 1.027).
-    p.samplers["hmc"] = hmc_from_dp_hmc(p.samplers, true);
-    p.run_defaults["nuts"] = dense_metric(
+    // With the dense metric but a fixed step, HMC oscillated (seed 1: bulk-ESS 203, R-hat 1.027).
+    correlated_gaussian_samplers(
+        p,
         "seed 1: R-hat 1.001, bulk-ESS 3476, MMD 0.0147 against 0.0140 exact, 77 s (diagonal: "
-        "bulk-ESS 501, MMD 0.034 against 0.012, 398 s)");
-    p.run_defaults["hmc"] = dense_metric(
+        "bulk-ESS 501, MMD 0.034 against 0.012, 398 s)",
         "with the randomized step, seed 1: R-hat 1.002, bulk-ESS 3640, MMD 0.0035 against 0.0139 "
         "exact (diagonal, fixed step: R-hat 1.109, bulk-ESS 27, MMD 0.115 against 0.014)");
     all.push_back(std::move(p));
@@ -410,15 +418,12 @@ std::vector<Preset> build_presets() {
           {"step_size", 0.2},
           {"A", 30.0},
           {"source", kPaperSgld}}}};
-    p.samplers["rwmh"] = rwmh_from_penalty(p.samplers);
-    p.samplers["hmc"] = hmc_from_dp_hmc(p.samplers, true);
-    // The covariance Q diag(λ) Qᵀ is rotated and ill-conditioned: a diagonal metric leaves NUTS
-    // near its maximum tree depth (a default run did not finish in 40 minutes), a dense one
-    // adapts to the rotation.
-    p.run_defaults["nuts"] = dense_metric(
+    // The covariance Q diag(λ) Qᵀ is rotated and ill-conditioned: with a diagonal metric NUTS
+    // stays near its maximum tree depth (a default run did not finish in 40 minutes).
+    correlated_gaussian_samplers(
+        p,
         "seed 1, 468 s, R-hat 1.002, bulk-ESS 6900, MMD 0.0100 against 0.0106 exact-vs-exact "
-        "(docs/experiments.md, \"NUTS with default options on the presets\")");
-    p.run_defaults["hmc"] = dense_metric(
+        "(docs/experiments.md, \"NUTS with default options on the presets\")",
         "seed 1: R-hat 1.003, bulk-ESS 3383, MMD 0.0202 against 0.0116 exact, 551 s (diagonal: "
         "R-hat 1.177, bulk-ESS 19, 30 divergent)");
     all.push_back(std::move(p));
