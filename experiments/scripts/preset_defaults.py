@@ -16,12 +16,15 @@ median exact level. The medians matter: one exact-vs-exact MMD is a single noisy
 much as accuracy.
 
 Rows are appended to a CSV (one per preset x sampler x seed), so an interrupted run resumes
-where it stopped; `--table-only` prints the Markdown table of docs/experiments.md ("NUTS and HMC
-with default options on every preset") from the CSV.
+where it stopped; `--rerun` runs the selected cells again after a preset's recommendation
+changed, and the tables then use each cell's last row (the earlier ones stay in the CSV with
+their commit). `--table-only` prints the Markdown tables of docs/experiments.md ("NUTS and HMC
+with the presets' recommended options") from the CSV.
 
     python3 experiments/scripts/preset_defaults.py build/dpmcmc [--seeds 1] [--threads 1]
         [--models M,...] [--samplers nuts,hmc] [--timeout 3600]
-        [--out experiments/results/preset-defaults/results.csv] [--commit REV] [--table-only]
+        [--out experiments/results/preset-defaults/results.csv] [--commit REV] [--rerun]
+        [--table-only]
 
 Non-private presets only run on their simulated data: nothing here reads private rows.
 """
@@ -141,6 +144,14 @@ def table(rows):
     return "\n".join(lines)
 
 
+def latest(rows):
+    """Each (preset, sampler, seed) cell's last row, in the order the cells first appear."""
+    last = {}
+    for r in rows:
+        last[(r["model"], r["sampler"], r["seed"])] = r
+    return list(last.values())
+
+
 def median(values):
     v = sorted(values)
     return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
@@ -186,6 +197,9 @@ def main():
     ap.add_argument("--out", default="experiments/results/preset-defaults/results.csv")
     ap.add_argument("--commit", help="the commit BINARY was built from, recorded in each row "
                     "(default: the checkout's HEAD, right only if BINARY is its build)")
+    ap.add_argument("--rerun", action="store_true",
+                    help="run the selected cells even where the CSV has them; the tables use "
+                    "each cell's last row")
     ap.add_argument("--table-only", action="store_true")
     args = ap.parse_args()
 
@@ -201,7 +215,7 @@ def main():
             for seed in args.seeds.split(","):
                 for model in models:
                     for sampler in args.samplers.split(","):
-                        if (model, sampler, seed) in done:
+                        if (model, sampler, seed) in done and not args.rerun:
                             continue
                         row = run_one(args, model, sampler, seed)
                         row.update(model=model, sampler=sampler, seed=seed, commit=commit(args.commit))
@@ -209,7 +223,7 @@ def main():
                         f.flush()
                         print(f"{model} {sampler} seed {seed}: {row['status']}, "
                               f"{row['wall_seconds']} s", file=sys.stderr)
-    rows = read_rows(args.out)
+    rows = latest(read_rows(args.out))
     print(table(rows))
     print()
     print(pooled_table(rows))
