@@ -45,8 +45,8 @@ test-sanitize: deps
 bench: build
 	@for b in $(BUILD)/bench_*; do echo "== $$b"; $$b; done
 
-# NUTS against rstan (Debian's r-cran-rstan) on three presets with the same data: a benchmark,
-# not a test (docs/benchmarks.md). About 10 minutes, most of it compiling the Stan models.
+# NUTS against rstan (Debian's r-cran-rstan) on four presets with the same data and options: a
+# benchmark, not a test (docs/benchmarks.md). About 15 minutes, most of it rstan on the banana.
 bench-rstan: build
 	@bash scripts/install-deps.sh r-base-dev r-cran-rstan
 	bash bench/rstan/compare.sh $(BUILD) out/bench-rstan
