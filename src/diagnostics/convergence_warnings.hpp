@@ -9,7 +9,11 @@
 //     Gelman and Gilks 1997: ≈ 23 % is optimal in high dimension, 44 % in one);
 //   any divergent transition after warmup (a divergent__ column, HMC and NUTS): the integrator
 //     could not follow the posterior's curvature somewhere, and the draws may be biased there
-//     (Betancourt 2017, Section 6.2; Stan warns at one).
+//     (Betancourt 2017, Section 6.2; Stan warns at one);
+//   a step and metric adapted over fewer than 150 warmup iterations: Stan's schedule needs 75 + 25
+//     + 50 (fast, slow, fast), and below it the tuning comes from a few noisy accept statistics.
+//     Measured (docs/experiments.md, "Warmup adaptation"): adapted private samplers lose to
+//     well-chosen fixed settings mostly at warmups of 5-43 iterations.
 // Only the model's parameters are checked, and the sampler's divergent__ column.
 #pragma once
 
@@ -30,7 +34,7 @@ enum class AcceptanceCheck {
 };
 
 struct ConvergenceWarning {
-  std::string check;    // "rhat", "ess_bulk", "ess_tail", "acceptance", "divergent"
+  std::string check;    // "rhat", "ess_bulk", "ess_tail", "acceptance", "divergent", "adaptation"
   std::string subject;  // a parameter name, or "chain K"
   double value = 0.0;   // NaN for an undefined R̂
   double threshold = 0.0;
@@ -43,11 +47,16 @@ struct ConvergenceWarning {
 // (NaN: none). `private_run` adds the advice only a private run needs (its length comes from ε);
 // `budget`, when given, says what its budget bought (e.g. "epsilon = 4 allows 1500 iterations
 // per chain, 750 of them warmup"), so that the advice says plainly why the chains fall short.
+// `adapted_warmup` is the warmup the tuning adapted over (0: the run did not adapt).
 std::vector<ConvergenceWarning> convergence_warnings(const Summary& summary,
                                                      std::span<const std::string> parameters,
                                                      std::span<const double> acceptance_rates,
                                                      AcceptanceCheck acceptance, bool private_run,
-                                                     const std::string& budget = "");
+                                                     const std::string& budget = "",
+                                                     std::size_t adapted_warmup = 0);
+
+// The shortest warmup the adaptation schedule is built for (Stan's 75 + 25 + 50).
+inline constexpr std::size_t kAdaptationWarmupMin = 150;
 
 // [{"check": …, "subject": …, "value": … (null when undefined), "threshold": …, "problem": …,
 //   "advice": …}].

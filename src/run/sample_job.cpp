@@ -309,8 +309,16 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
     budget = fmt::format("epsilon = {:g} allows {} iterations per chain ({} warmup)", *spec.epsilon,
                          plan.warmup + plan.samples, plan.warmup);
   }
+  // The shortest warmup any chain adapted over (0: no chain adapted).
+  std::size_t adapted_warmup = 0;
+  for (const auto& ch : out.run.chains) {
+    if (!ch.tuning) continue;
+    const std::size_t w = ch.warmup_done;
+    adapted_warmup = adapted_warmup == 0 ? w : std::min(adapted_warmup, w);
+  }
   out.warnings = convergence_warnings(out.summary, job.model.param_names(), rates,
-                                      find_sampler(spec.sampler)->acceptance, private_run, budget);
+                                      find_sampler(spec.sampler)->acceptance, private_run, budget,
+                                      adapted_warmup);
   out.report["warnings"] = warnings_json(out.warnings);
   if (private_run) {
     // The boundary (docs/architecture.md): accuracy against the exact posterior, timings and

@@ -192,9 +192,12 @@ class DpHmcKernel final : public PrivateKernel {
   // h = ℓ d^(−1/4); at a fixed integration time the cost is the L ∝ 1/ℓ gradients, and √u·Φ(−u)
   // peaks at a = 0.651. Here L is fixed and every iteration costs the same budget whatever the
   // step, so for trajectories short against the posterior (jump² ∝ (hL)² ∝ u) the efficiency
-  // is u·Φ(−u), which peaks at a = 0.452 (docs/decisions.md, "Warmup adaptation").
+  // is u·Φ(−u), which peaks at a = 0.452 (docs/decisions.md, "Warmup adaptation"). For the same
+  // reason the step's dual averaging centres on the configured step, not ten times it.
   std::optional<AdaptationTarget> adaptation() const override {
-    return AdaptationTarget{kAdaptationTarget, true};
+    AdaptationTarget target{kAdaptationTarget, true};
+    target.favour_long_steps = false;
+    return target;
   }
   static constexpr double kAdaptationTarget = 0.45;
   Tuning tuning() const override { return sampler_.tuning(); }

@@ -21,7 +21,8 @@ class DualAveraging {
   // μ = log(shrink·ε0): Stan's 10 favours larger steps, which make HMC's trajectories cheaper;
   // a random walk costs the same at any step, and with 10 its short final warmup phase ends
   // with a step too large (measured: acceptance 0.26–0.29 for a 2-d target of 0.39; with 1,
-  // within 0.03 of it), so random walks use 1.
+  // within 0.03 of it), so random walks use 1, and so does DP HMC, whose iterations cost the
+  // same budget at any step (AdaptationTarget::favour_long_steps).
   DualAveraging(double target, double initial_step, double shrink = 10.0);
 
   // Starts again from ε0 (μ = log(shrink·ε0), H̄ = 0, t = 0), as after a metric update.

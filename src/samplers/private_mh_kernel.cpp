@@ -33,6 +33,7 @@ std::optional<AdaptationTarget> PrivateMhKernel::adaptation() const {
   const int moved = shape_.proposal == PenaltyProposal::full ? model_.dim() : 1;
   AdaptationTarget target{random_walk_target_accept(moved), true, true};
   target.restart_step = random_walk_restart_step(moved);
+  target.pool_windows = true;
   return target;
 }
 

@@ -71,7 +71,7 @@ WarmupAdapter::WarmupAdapter(const AdaptationTarget& target, const Tuning& initi
                              std::size_t warmup, bool dense)
     : target_(target),
       schedule_(warmup_schedule(warmup)),
-      steps_(target.accept, initial.step, target.random_walk ? 1.0 : 10.0),
+      steps_(target.accept, initial.step, target.favour_long_steps ? 10.0 : 1.0),
       window_(static_cast<int>(initial.metric.size()), dense),
       tuning_(initial),
       dense_(dense) {
@@ -121,7 +121,7 @@ const Tuning& WarmupAdapter::observe(std::size_t i, double accept_stat, const Ve
       }
       steps_.restart(target_.restart_step > 0.0 ? target_.restart_step : tuning_.step * shrink);
       tuning_.step = steps_.step();
-      window_.restart();
+      if (!target_.pool_windows) window_.restart();
       ++updates_;
     }
   }

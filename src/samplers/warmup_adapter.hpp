@@ -11,7 +11,8 @@
 // density evaluations instead; a private kernel cannot evaluate the density without a release, so
 // one rule serves every kernel.) A random walk restarts instead from 2.38/√d, its optimum when
 // the metric is the posterior covariance (AdaptationTarget::restart_step). At the end of warmup
-// the step is the dual-averaging average ε̄.
+// the step is the dual-averaging average ε̄. With AdaptationTarget::pool_windows (the private
+// random walks) each update estimates from every draw since the first slow window began.
 //
 // The adapter reads only the acceptance statistic of each transition and the kernel's position,
 // the values the runner writes to the draw columns accept_stat__ and θ: for a private kernel,

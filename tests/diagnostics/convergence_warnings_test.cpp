@@ -90,6 +90,26 @@ TEST(ConvergenceWarnings, AnyDivergentTransitionWarns) {
   EXPECT_NE(w[0].advice.find("--target-accept"), std::string::npos);
 }
 
+TEST(ConvergenceWarnings, AdaptationOverAShortWarmupWarns) {
+  const Summary ok = four_chains({param("theta.1", 1.0, 1000, 1000)});
+  // Not adapted (0), or adapted over exactly the 150 iterations of Stan's schedule: nothing.
+  EXPECT_TRUE(convergence_warnings(ok, kTheta, {}, AcceptanceCheck::none, false, "", 0).empty());
+  EXPECT_TRUE(convergence_warnings(ok, kTheta, {}, AcceptanceCheck::none, false, "", 150).empty());
+  const auto w = convergence_warnings(ok, kTheta, {}, AcceptanceCheck::none, false, "", 149);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].check, "adaptation");
+  EXPECT_EQ(w[0].value, 149.0);
+  EXPECT_EQ(w[0].threshold, 150.0);
+  EXPECT_NE(w[0].problem.find("over 149 warmup iterations"), std::string::npos) << w[0].problem;
+  EXPECT_NE(w[0].advice.find("--warmup"), std::string::npos);
+  // A private run's warmup comes from its budget: the advice names --epsilon and --adapt false.
+  const auto p = convergence_warnings(ok, kTheta, {}, AcceptanceCheck::none, true, "", 12);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].advice.find("--epsilon"), std::string::npos);
+  EXPECT_NE(p[0].advice.find("--adapt false"), std::string::npos);
+  EXPECT_EQ(p[0].advice.find("--warmup"), std::string::npos);
+}
+
 TEST(ConvergenceWarnings, TextGroupsProblemsBySubjectAndGivesEachAdviceOnce) {
   const Summary bad = four_chains({param("theta.1", 1.2, 10, 10), param("theta.2", 1.3, 10, 10)});
   const auto w = convergence_warnings(bad, kTheta, {}, AcceptanceCheck::none, false);

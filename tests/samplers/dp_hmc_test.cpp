@@ -321,12 +321,14 @@ TEST(DpHmcKernel, ExtraColumnsDescribeTheReleases) {
                              kLowestTestMultiplier));
   DpHmcKernel kernel(s.model, *s.pd, c);
   EXPECT_EQ(kernel.name(), "dp-hmc");
-  // Warmup adaptation with Stan's dual averaging (which explores ten times the hand-set step:
-  // starting at it measured worse, docs/decisions.md "Warmup adaptation") towards the target
-  // derived in DpHmcAdaptationTarget below.
+  // Warmup adaptation with dual averaging centred on the configured step (an iteration costs the
+  // same budget at any step; docs/decisions.md "Warmup adaptation") towards the target derived
+  // in DpHmcAdaptationTarget below, and Stan's separate metric windows.
   ASSERT_TRUE(kernel.adaptation());
   EXPECT_EQ(kernel.adaptation()->accept, DpHmcKernel::kAdaptationTarget);
   EXPECT_FALSE(kernel.adaptation()->random_walk);
+  EXPECT_FALSE(kernel.adaptation()->favour_long_steps);
+  EXPECT_FALSE(kernel.adaptation()->pool_windows);
   EXPECT_EQ(kernel.extra_columns(),
             (std::vector<std::string>{"grad_clip_frac__", "llr_clip_frac__", "noise_sd_grad__",
                                       "noise_sd_llr__", "stepsize__", "eps_spent__"}));

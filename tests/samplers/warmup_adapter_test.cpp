@@ -113,6 +113,54 @@ TEST(WarmupAdapter, MetricEstimatesTheVarianceOfTheLastWindow) {
   EXPECT_GT(adapter.tuning().step, 0.0);
 }
 
+// The metric update at the end of the second window (iteration 150 of 1000) from that window
+// alone (Stan) or, with pool_windows (the private random walks), from both windows: compared with
+// the two-pass variance of those draws, shrunk with weight 5/(n + 5) towards 10⁻³ times the
+// metric before. The windows have sd 1 and 3, so the two estimates differ by far.
+TEST(WarmupAdapter, PooledWindowsEstimateFromEveryDrawSinceTheFirstWindow) {
+  Rng rng = make_rng(12, 0);
+  std::vector<double> x(150);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = (i < 100 ? 1.0 : 3.0) * rng.normal();
+  const auto two_pass = [&](std::size_t from, std::size_t to) {
+    double mean = 0.0, ss = 0.0;
+    for (std::size_t i = from; i < to; ++i) mean += x[i];
+    mean /= double(to - from);
+    for (std::size_t i = from; i < to; ++i) ss += (x[i] - mean) * (x[i] - mean);
+    return ss / double(to - from - 1);
+  };
+  const auto shrunk = [](double var, double n, double before) {
+    return n / (n + 5.0) * var + 1e-3 * (5.0 / (n + 5.0)) * before;
+  };
+  for (const bool pool : {false, true}) {
+    AdaptationTarget target(0.3, true, true);
+    target.pool_windows = pool;
+    WarmupAdapter adapter(target, Tuning(1.0, Vec::Ones(1)), 1000);
+    double first = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      adapter.observe(i, 0.3, Vec::Constant(1, x[i]));
+      if (i == 99) first = adapter.tuning().metric[0];
+    }
+    ASSERT_EQ(adapter.metric_updates(), 2);
+    EXPECT_NEAR(first, shrunk(two_pass(75, 100), 25.0, 1.0), 1e-12);
+    const double expected =
+        pool ? shrunk(two_pass(75, 150), 75.0, first) : shrunk(two_pass(100, 150), 50.0, first);
+    EXPECT_NEAR(adapter.tuning().metric[0], expected, 1e-12 * expected) << pool;
+  }
+}
+
+// Without favour_long_steps (random walks, DP HMC) dual averaging centres on ε0 itself: the
+// first iterate is log ε1 = log ε0 − (1/γ)(δ − α1)/(1 + t0), here ε0 = 0.1, δ = 0.45, α1 = 1.
+TEST(WarmupAdapter, StepCentredOnTheConfiguredStepWithoutFavouringLongSteps) {
+  AdaptationTarget target(0.45, false);
+  target.favour_long_steps = false;
+  WarmupAdapter adapter(target, Tuning(0.1, Vec::Ones(1)), 1000);
+  const double expected = 0.1 * std::exp(20.0 * 0.55 / 11.0);  // e^1 · ε0
+  EXPECT_NEAR(adapter.observe(0, 1.0, Vec::Zero(1)).step, expected, 1e-12 * expected);
+  AdaptationTarget stan(0.45, false);
+  WarmupAdapter favoured(stan, Tuning(0.1, Vec::Ones(1)), 1000);
+  EXPECT_NEAR(favoured.observe(0, 1.0, Vec::Zero(1)).step, 10.0 * expected, 1e-11 * expected);
+}
+
 // Without metric adaptation only the step moves; replaying the same inputs gives the same
 // tuning bit for bit (what the leak scan relies on).
 TEST(WarmupAdapter, StepOnlyAndReplay) {
