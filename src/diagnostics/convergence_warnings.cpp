@@ -28,16 +28,16 @@ std::vector<ConvergenceWarning> convergence_warnings(const Summary& summary,
                                                      std::span<const double> acceptance_rates,
                                                      AcceptanceCheck acceptance, bool private_run,
                                                      const std::string& budget,
-                                                     std::size_t adapted_warmup) {
+                                                     std::optional<std::size_t> adapted_warmup) {
   std::vector<ConvergenceWarning> out;
-  if (adapted_warmup > 0 && adapted_warmup < kAdaptationWarmupMin) {
+  if (adapted_warmup && *adapted_warmup < kAdaptationWarmupMin) {
     out.push_back(
-        {"adaptation", "sampler", static_cast<double>(adapted_warmup),
+        {"adaptation", "sampler", static_cast<double>(*adapted_warmup),
          static_cast<double>(kAdaptationWarmupMin),
          fmt::format("tuning adapted over {} warmup iterations, fewer than the {} its schedule "
                      "is built for (below 20 only the step adapts): it rests on a few noisy "
                      "accept statistics",
-                     adapted_warmup, kAdaptationWarmupMin),
+                     *adapted_warmup, kAdaptationWarmupMin),
          private_run ? "a larger --epsilon (a longer warmup), or --adapt false with a step and "
                        "proposal chosen from public knowledge"
                      : "a longer --warmup (at least 150)"});

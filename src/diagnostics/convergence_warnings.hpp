@@ -12,12 +12,13 @@
 //     (Betancourt 2017, Section 6.2; Stan warns at one);
 //   a step and metric adapted over fewer than 150 warmup iterations: Stan's schedule needs 75 + 25
 //     + 50 (fast, slow, fast), and below it the tuning comes from a few noisy accept statistics.
-//     Measured (docs/experiments.md, "Warmup adaptation"): adapted private samplers lose to
-//     well-chosen fixed settings mostly at warmups of 5-43 iterations.
+//     (Adapted private samplers lose to the papers' hand tuning at warmups of 12 to 239
+//     iterations: docs/experiments.md, "Warmup adaptation".)
 // Only the model's parameters are checked, and the sampler's divergent__ column.
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -47,13 +48,11 @@ struct ConvergenceWarning {
 // (NaN: none). `private_run` adds the advice only a private run needs (its length comes from ε);
 // `budget`, when given, says what its budget bought (e.g. "epsilon = 4 allows 1500 iterations
 // per chain, 750 of them warmup"), so that the advice says plainly why the chains fall short.
-// `adapted_warmup` is the warmup the tuning adapted over (0: the run did not adapt).
-std::vector<ConvergenceWarning> convergence_warnings(const Summary& summary,
-                                                     std::span<const std::string> parameters,
-                                                     std::span<const double> acceptance_rates,
-                                                     AcceptanceCheck acceptance, bool private_run,
-                                                     const std::string& budget = "",
-                                                     std::size_t adapted_warmup = 0);
+// `adapted_warmup` is the warmup the tuning adapted over (none: the run did not adapt).
+std::vector<ConvergenceWarning> convergence_warnings(
+    const Summary& summary, std::span<const std::string> parameters,
+    std::span<const double> acceptance_rates, AcceptanceCheck acceptance, bool private_run,
+    const std::string& budget = "", std::optional<std::size_t> adapted_warmup = {});
 
 // The shortest warmup the adaptation schedule is built for (Stan's 75 + 25 + 50).
 inline constexpr std::size_t kAdaptationWarmupMin = 150;

@@ -15,7 +15,9 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kFormat = "dpmcmc run checkpoint 1";
+// 2: the warmup adapter saves its window's moves (issue 25); a checkpoint of 1 would resume with
+// another adaptation than the one it started with.
+constexpr const char* kFormat = "dpmcmc run checkpoint 2";
 constexpr const char* kVersion = "dpmcmc 0.1.0";
 
 json read_run_file(const std::filesystem::path& dir) {

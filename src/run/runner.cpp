@@ -260,7 +260,7 @@ class ChainLoop {
   void save_checkpoint() {
     const auto now = std::chrono::steady_clock::now();
     nlohmann::json s = {
-        {"format", "dpmcmc chain checkpoint 1"},
+        {"format", "dpmcmc chain checkpoint 2"},
         {"chain", job_.id},
         {"columns", row_.size()},
         {"warmup_done", r_.warmup_done},

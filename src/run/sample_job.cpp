@@ -309,12 +309,12 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
     budget = fmt::format("epsilon = {:g} allows {} iterations per chain ({} warmup)", *spec.epsilon,
                          plan.warmup + plan.samples, plan.warmup);
   }
-  // The shortest warmup any chain adapted over (0: no chain adapted).
-  std::size_t adapted_warmup = 0;
+  // The shortest warmup a chain adapted over and finished (a chain stopped during warmup says
+  // so in its status, not here).
+  std::optional<std::size_t> adapted_warmup;
   for (const auto& ch : out.run.chains) {
-    if (!ch.tuning) continue;
-    const std::size_t w = ch.warmup_done;
-    adapted_warmup = adapted_warmup == 0 ? w : std::min(adapted_warmup, w);
+    if (!ch.tuning || ch.status != ChainStatus::completed) continue;
+    adapted_warmup = std::min(adapted_warmup.value_or(ch.warmup_done), ch.warmup_done);
   }
   out.warnings = convergence_warnings(out.summary, job.model.param_names(), rates,
                                       find_sampler(spec.sampler)->acceptance, private_run, budget,

@@ -41,13 +41,17 @@ struct AdaptationTarget {
   // iteration costs the same at any step: random walks, and DP HMC with its fixed L and a budget
   // paid per iteration (dual_averaging.hpp).
   bool favour_long_steps = true;
-  // Each metric update estimates from all the draws since the first slow window began, not from
-  // the last window alone (Stan restarts the window so that early, transient draws drop out).
-  // For the private random walks: a budget-limited warmup of tens to hundreds of iterations
-  // gives windows far shorter than the walk's autocorrelation time, which grows in proportion
-  // to d (Roberts, Gelman and Gilks 1997), so one window holds a few distinct points; pooling is
-  // the adaptive Metropolis estimate (Haario, Saksman and Tamminen 2001). Measured on 600 paired
-  // cells (docs/decisions.md, "Warmup adaptation"): lower MMD in 213, higher in 167.
+  // For the private random walks, whose warmup is set by the budget (tens to hundreds of
+  // iterations) and so is far shorter than a walk's autocorrelation time, which grows in
+  // proportion to d (Roberts, Gelman and Gilks 1997):
+  //  - each metric update estimates from all the draws since the first slow window began, not
+  //    from the last window alone (Stan restarts the window so that early, transient draws drop
+  //    out): the adaptive Metropolis estimate (Haario, Saksman and Tamminen 2001);
+  //  - component j's variance is shrunk towards its previous metric with the weight
+  //    k_j/(k_j + 5) of the k_j moves it made in those draws (Stan's weight n/(n + 5), with the
+  //    moves in place of the draws: a walk's component that moved k times holds k + 1 distinct
+  //    values), instead of towards 10⁻³ of it. A component that never moved keeps its metric.
+  // Measured on paired cells (docs/decisions.md, "Warmup adaptation").
   bool pool_windows = false;
   // The kernel can use a dense metric (RunConfig::dense_metric).
   bool dense_capable = false;

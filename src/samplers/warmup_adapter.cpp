@@ -11,11 +11,13 @@
 namespace dpmcmc {
 
 WindowVariance::WindowVariance(int dim, bool covariance)
-    : mean_(Vec::Zero(dim)), m2_(Vec::Zero(dim)) {
+    : mean_(Vec::Zero(dim)), m2_(Vec::Zero(dim)), moves_(Vec::Zero(dim)), last_(Vec::Zero(dim)) {
   if (covariance) comoment_ = Mat::Zero(dim, dim);
 }
 
 void WindowVariance::add(const Vec& x) {
+  if (count_ > 0) moves_ += (x.array() != last_.array()).cast<double>().matrix();
+  last_ = x;
   ++count_;
   const Vec delta = x - mean_;
   mean_ += delta / static_cast<double>(count_);
@@ -28,6 +30,7 @@ void WindowVariance::restart() {
   count_ = 0;
   mean_.setZero();
   m2_.setZero();
+  moves_.setZero();
   comoment_.setZero();
 }
 
@@ -43,7 +46,11 @@ Vec WindowVariance::variance() const {
 }
 
 nlohmann::json WindowVariance::save_state() const {
-  nlohmann::json s = {{"count", count_}, {"mean", state::of(mean_)}, {"m2", state::of(m2_)}};
+  nlohmann::json s = {{"count", count_},
+                      {"mean", state::of(mean_)},
+                      {"m2", state::of(m2_)},
+                      {"moves", state::of(moves_)},
+                      {"last", state::of(last_)}};
   if (comoment_.size() != 0) {
     s["comoment"] = state::of(Vec(Eigen::Map<const Vec>(comoment_.data(), comoment_.size())));
   }
@@ -54,7 +61,10 @@ void WindowVariance::load_state(const nlohmann::json& s) {
   const std::uint64_t count = state::to_count(s, "count");
   Vec mean = state::to_vec(s, "mean", mean_.size());
   Vec m2 = state::to_vec(s, "m2", m2_.size());
-  if (!mean.allFinite() || !m2.allFinite() || (m2.array() < 0.0).any()) {
+  Vec moves = state::to_vec(s, "moves", moves_.size());
+  Vec last = state::to_vec(s, "last", last_.size());
+  if (!mean.allFinite() || !m2.allFinite() || (m2.array() < 0.0).any() || !last.allFinite() ||
+      !moves.allFinite() || (moves.array() < 0.0).any()) {
     throw DataError("metric window state: values not finite or negative");
   }
   if (comoment_.size() != 0) {
@@ -65,6 +75,8 @@ void WindowVariance::load_state(const nlohmann::json& s) {
   count_ = count;
   mean_ = std::move(mean);
   m2_ = std::move(m2);
+  moves_ = std::move(moves);
+  last_ = std::move(last);
 }
 
 WarmupAdapter::WarmupAdapter(const AdaptationTarget& target, const Tuning& initial,
@@ -110,6 +122,13 @@ const Tuning& WarmupAdapter::observe(std::size_t i, double accept_stat, const Ve
         tuning_.dense = std::move(sigma);
       } else {
         Vec metric = (n / (n + 5.0)) * window_.variance() + (1e-3 * weight) * tuning_.metric;
+        if (target_.pool_windows) {
+          // A private walk's component that moved k times holds k + 1 distinct values, however
+          // many draws: weigh its variance by k, towards the metric it had (tuning.hpp).
+          const Vec k = window_.moves();
+          metric = (k.array() / (k.array() + 5.0)) * window_.variance().array() +
+                   (5.0 / (k.array() + 5.0)) * tuning_.metric.array();
+        }
         shrink = (tuning_.metric.array() / metric.array()).sqrt().maxCoeff();
         tuning_.metric = std::move(metric);
       }

@@ -12,7 +12,9 @@
 // one rule serves every kernel.) A random walk restarts instead from 2.38/√d, its optimum when
 // the metric is the posterior covariance (AdaptationTarget::restart_step). At the end of warmup
 // the step is the dual-averaging average ε̄. With AdaptationTarget::pool_windows (the private
-// random walks) each update estimates from every draw since the first slow window began.
+// random walks) each update estimates from every draw since the first slow window began, and
+// shrinks component j's variance towards its previous metric with the weight k_j/(k_j + 5) of
+// the k_j moves it made in those draws, in place of Stan's 10⁻³ (tuning.hpp).
 //
 // The adapter reads only the acceptance statistic of each transition and the kernel's position,
 // the values the runner writes to the draw columns accept_stat__ and θ: for a private kernel,
@@ -40,12 +42,15 @@ class WindowVariance {
   Vec variance() const;
   // Sample covariance (denominator n − 1); needs count() ≥ 2 and `covariance`.
   Mat covariance() const;
+  // Per component, how often it changed between consecutive draws since the last restart: the
+  // moves a random walk made, each component's count of distinct steps.
+  const Vec& moves() const { return moves_; }
   nlohmann::json save_state() const;
   void load_state(const nlohmann::json& state);
 
  private:
   std::size_t count_ = 0;
-  Vec mean_, m2_;
+  Vec mean_, m2_, moves_, last_;
   Mat comoment_;  // Σ (x − x̄)(x − x̄)ᵀ, with `covariance`
 };
 

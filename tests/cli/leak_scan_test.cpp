@@ -93,10 +93,10 @@ void expect_restates_published(const json& report, const json& w) {
     ADD_FAILURE() << "divergences without a published divergent__ column: " << w.dump();
     return;
   }
-  if (check == "adaptation") {  // the shortest warmup an adapted chain ran: published per chain
+  if (check == "adaptation") {  // the shortest warmup an adapted, completed chain ran
     double shortest = -1.0;
     for (const auto& ch : report["chains"]) {
-      if (!ch.contains("adaptation")) continue;
+      if (!ch.contains("adaptation") || ch["status"] != "completed") continue;
       const double w = ch["warmup_done"].get<double>();
       if (shortest < 0.0 || w < shortest) shortest = w;
     }
@@ -213,7 +213,8 @@ void scan_runs(const fs::path& dir, const std::string& model_args, const std::st
 
   // Report: only declared DP outputs differ; nothing of the curator's is in it. The convergence
   // warnings (how many there are may differ) are checked apart: each must restate a published
-  // value, a parameter's summary diagnostic or a chain's acceptance rate.
+  // value: a parameter's summary diagnostic, a chain's acceptance rate or warmup length, or the
+  // published divergent__ column's count.
   json full_a = json::parse(slurp(dir / "a" / "report.json"));
   json full_b = json::parse(slurp(dir / "b" / "report.json"));
   for (const json* report : {&full_a, &full_b}) {

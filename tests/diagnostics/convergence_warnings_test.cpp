@@ -92,8 +92,10 @@ TEST(ConvergenceWarnings, AnyDivergentTransitionWarns) {
 
 TEST(ConvergenceWarnings, AdaptationOverAShortWarmupWarns) {
   const Summary ok = four_chains({param("theta.1", 1.0, 1000, 1000)});
-  // Not adapted (0), or adapted over exactly the 150 iterations of Stan's schedule: nothing.
-  EXPECT_TRUE(convergence_warnings(ok, kTheta, {}, AcceptanceCheck::none, false, "", 0).empty());
+  // Not adapted, or adapted over exactly the 150 iterations of Stan's schedule: nothing.
+  EXPECT_TRUE(convergence_warnings(ok, kTheta, {}, AcceptanceCheck::none, false, "", {}).empty());
+  // Adaptation on with no warmup at all: nothing was learnt, and the run says so.
+  EXPECT_EQ(convergence_warnings(ok, kTheta, {}, AcceptanceCheck::none, false, "", 0).size(), 1u);
   EXPECT_TRUE(convergence_warnings(ok, kTheta, {}, AcceptanceCheck::none, false, "", 150).empty());
   const auto w = convergence_warnings(ok, kTheta, {}, AcceptanceCheck::none, false, "", 149);
   ASSERT_EQ(w.size(), 1u);

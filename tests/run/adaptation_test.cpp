@@ -121,6 +121,8 @@ TEST(Adaptation, PrivateTuningIsReplayedFromPublishedWarmupColumns) {
     const auto fresh = factory(0);
     const AdaptationTarget target = *fresh->adaptation();
     const Tuning initial = fresh->tuning();
+    // The private walk pools its windows and weighs by moves; DP HMC keeps Stan's windows.
+    EXPECT_EQ(target.pool_windows, std::string(sampler) == "dp-penalty");
     if (std::string(sampler) == "dp-penalty") {
       const double s = params.at("proposal_sd").get<double>();
       EXPECT_EQ(initial.step, 1.0);

@@ -114,9 +114,11 @@ TEST(WarmupAdapter, MetricEstimatesTheVarianceOfTheLastWindow) {
 }
 
 // The metric update at the end of the second window (iteration 150 of 1000) from that window
-// alone (Stan) or, with pool_windows (the private random walks), from both windows: compared with
-// the two-pass variance of those draws, shrunk with weight 5/(n + 5) towards 10⁻³ times the
-// metric before. The windows have sd 1 and 3, so the two estimates differ by far.
+// alone, shrunk with Stan's weight n/(n + 5) towards 10⁻³ times the metric before; or, with
+// pool_windows (the private random walks), from both windows, shrunk with the weight k/(k + 5) of
+// the k moves towards the metric before. Compared with the two-pass variance of those draws. The
+// windows have sd 1 and 3, so the estimates differ by far. Component 2 never moves (a walk
+// whose proposals in that direction were all rejected): pooled, it keeps its metric.
 TEST(WarmupAdapter, PooledWindowsEstimateFromEveryDrawSinceTheFirstWindow) {
   Rng rng = make_rng(12, 0);
   std::vector<double> x(150);
@@ -128,23 +130,35 @@ TEST(WarmupAdapter, PooledWindowsEstimateFromEveryDrawSinceTheFirstWindow) {
     for (std::size_t i = from; i < to; ++i) ss += (x[i] - mean) * (x[i] - mean);
     return ss / double(to - from - 1);
   };
-  const auto shrunk = [](double var, double n, double before) {
+  const auto stan = [](double var, double n, double before) {
     return n / (n + 5.0) * var + 1e-3 * (5.0 / (n + 5.0)) * before;
+  };
+  const auto by_moves = [](double var, double k, double before) {
+    return k / (k + 5.0) * var + 5.0 / (k + 5.0) * before;
   };
   for (const bool pool : {false, true}) {
     AdaptationTarget target(0.3, true, true);
     target.pool_windows = pool;
-    WarmupAdapter adapter(target, Tuning(1.0, Vec::Ones(1)), 1000);
-    double first = 0.0;
+    WarmupAdapter adapter(target, Tuning(1.0, (Vec(2) << 1.0, 0.7).finished()), 1000);
+    Vec first;
     for (std::size_t i = 0; i < x.size(); ++i) {
-      adapter.observe(i, 0.3, Vec::Constant(1, x[i]));
-      if (i == 99) first = adapter.tuning().metric[0];
+      adapter.observe(i, 0.3, (Vec(2) << x[i], 2.0).finished());
+      if (i == 99) first = adapter.tuning().metric;
     }
     ASSERT_EQ(adapter.metric_updates(), 2);
-    EXPECT_NEAR(first, shrunk(two_pass(75, 100), 25.0, 1.0), 1e-12);
-    const double expected =
-        pool ? shrunk(two_pass(75, 150), 75.0, first) : shrunk(two_pass(100, 150), 50.0, first);
-    EXPECT_NEAR(adapter.tuning().metric[0], expected, 1e-12 * expected) << pool;
+    const Vec last = adapter.tuning().metric;
+    if (pool) {  // 25 draws, 24 moves; then 75 draws, 74 moves
+      EXPECT_NEAR(first[0], by_moves(two_pass(75, 100), 24.0, 1.0), 1e-12);
+      const double expected = by_moves(two_pass(75, 150), 74.0, first[0]);
+      EXPECT_NEAR(last[0], expected, 1e-12 * expected);
+      EXPECT_EQ(first[1], 0.7);
+      EXPECT_EQ(last[1], 0.7);
+    } else {
+      EXPECT_NEAR(first[0], stan(two_pass(75, 100), 25.0, 1.0), 1e-12);
+      const double expected = stan(two_pass(100, 150), 50.0, first[0]);
+      EXPECT_NEAR(last[0], expected, 1e-12 * expected);
+      EXPECT_NEAR(last[1], stan(0.0, 50.0, stan(0.0, 25.0, 0.7)), 1e-15);
+    }
   }
 }
 
@@ -183,27 +197,39 @@ TEST(WarmupAdapter, StepOnlyAndReplay) {
 }
 
 // A saved adapter restored into a fresh one continues identically.
+// Saved mid-window and loaded into a fresh adapter, the run goes on bit for bit, for Stan's
+// windows and for a private walk's pooled ones, whose draws repeat after a rejection (the saved
+// moves and last draw matter: a missing one would count a move that was not made).
 TEST(WarmupAdapter, StateRoundTrip) {
-  const Tuning initial{1.0, Vec::Ones(2)};
-  WarmupAdapter a({0.8, true}, initial, 300), b({0.8, true}, initial, 300);
-  Rng rng = make_rng(7, 0);
-  std::vector<Vec> xs;
-  std::vector<double> alphas;
-  for (int i = 0; i < 300; ++i) {
-    xs.push_back((Vec(2) << rng.normal(), 3 * rng.normal()).finished());
-    alphas.push_back(rng.uniform());
+  for (const bool pool : {false, true}) {
+    const Tuning initial{1.0, Vec::Ones(2)};
+    AdaptationTarget target(0.8, true, pool);
+    target.pool_windows = pool;
+    WarmupAdapter a(target, initial, 300), b(target, initial, 300);
+    Rng rng = make_rng(7, 0);
+    std::vector<Vec> xs;
+    std::vector<double> alphas;
+    Vec x = Vec::Zero(2);
+    for (int i = 0; i < 300; ++i) {
+      if (rng.uniform() < 0.5) x = (Vec(2) << rng.normal(), 3 * rng.normal()).finished();
+      xs.push_back(x);
+      alphas.push_back(rng.uniform());
+    }
+    for (std::size_t i = 0; i < 120; ++i) a.observe(i, alphas[i], xs[i]);
+    b.load_state(nlohmann::json::parse(a.save_state().dump()));
+    for (std::size_t i = 120; i < 300; ++i) {
+      a.observe(i, alphas[i], xs[i]);
+      b.observe(i, alphas[i], xs[i]);
+    }
+    EXPECT_EQ(a.tuning().step, b.tuning().step) << pool;
+    EXPECT_EQ(a.tuning().metric, b.tuning().metric) << pool;
+    nlohmann::json bad = a.save_state();
+    bad["updates"] = 99;
+    EXPECT_THROW(b.load_state(bad), DataError);
+    bad = a.save_state();
+    bad["window"]["moves"][0] = -1.0;
+    EXPECT_THROW(b.load_state(bad), DataError);
   }
-  for (std::size_t i = 0; i < 120; ++i) a.observe(i, alphas[i], xs[i]);
-  b.load_state(nlohmann::json::parse(a.save_state().dump()));
-  for (std::size_t i = 120; i < 300; ++i) {
-    a.observe(i, alphas[i], xs[i]);
-    b.observe(i, alphas[i], xs[i]);
-  }
-  EXPECT_EQ(a.tuning().step, b.tuning().step);
-  EXPECT_EQ(a.tuning().metric, b.tuning().metric);
-  nlohmann::json bad = a.save_state();
-  bad["updates"] = 99;
-  EXPECT_THROW(b.load_state(bad), DataError);
 }
 
 TEST(Tuning, RandomWalkTargets) {
