@@ -246,7 +246,8 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
                  "true: tune the step size and diagonal metric (proposal sd of random walks) "
                  "during warmup, as Stan does, from the draws and acceptance statistics only "
                  "(free for private samplers); false: the hand-set values throughout (the "
-                 "papers' runs). `dpmcmc samplers` says which samplers adapt")
+                 "papers' runs). A warmup under 150 iterations adapts from little, and the run "
+                 "warns. `dpmcmc samplers` says which samplers adapt")
       ->capture_default_str();
   cmd.add_option("--metric", a.metric,
                  "With --adapt true: diag (default, unless the preset recommends dense) adapts "
