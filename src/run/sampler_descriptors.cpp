@@ -18,6 +18,7 @@
 #include "run/release_once_job.hpp"
 #include "run/sampler_params.hpp"
 #include "run/sgld_setup.hpp"
+#include "samplers/tuning.hpp"
 
 namespace dpmcmc {
 
@@ -264,9 +265,10 @@ SamplerFacts sampler_facts(const SamplerDescriptor& d) {
   }
   if (const auto target = kernel->adaptation()) {
     const std::string rate =
-        target->random_walk ? "the random-walk rate of the dimension moved (0.44 in 1-d, 0.234 "
-                              "from 5-d)"
-                            : fmt::format("{:g}", target->accept);
+        !target->random_walk ? fmt::format("{:g}", target->accept)
+        : target->accept == kGuidedWalkTargetAccept
+            ? fmt::format("{:g}, a guided walk's (measured)", kGuidedWalkTargetAccept)
+            : "the random-walk rate of the dimension moved (0.44 in 1-d, 0.234 from 5-d)";
     facts.adapts =
         fmt::format("{}, target acceptance {}", target->metric ? "step and metric" : "step", rate);
   } else {

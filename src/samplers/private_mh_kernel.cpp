@@ -31,7 +31,10 @@ void PrivateMhKernel::set_scale(const Vec& scale, const std::string& what) {
 
 std::optional<AdaptationTarget> PrivateMhKernel::adaptation() const {
   const int moved = shape_.proposal == PenaltyProposal::full ? model_.dim() : 1;
-  AdaptationTarget target{random_walk_target_accept(moved), true, true};
+  const double accept = shape_.proposal == PenaltyProposal::guided_walk
+                            ? kGuidedWalkTargetAccept
+                            : random_walk_target_accept(moved);
+  AdaptationTarget target{accept, true, true};
   target.restart_step = random_walk_restart_step(moved);
   target.pool_windows = true;
   return target;

@@ -122,13 +122,15 @@ TEST(CommittedResults, MixtureCellsReproduceUnderTheCommittedKey) {
 }
 
 // Issue 25's adaptation studies and 29's one-relation labels, drawn under the same key: an adapted
-// DP HMC cell (its warmup adapts the step from released values), a hand-tuned and an adapted DP
-// penalty cell of the thirty-repeat extension (repeats 1-10 drew fresh keys and cannot rerun), and
-// DP-SGLD with fixed-size batches on the Gaussian. About 3 s.
+// DP HMC cell (its warmup adapts the step from released values), a hand-tuned DP penalty cell and
+// an adapted one of each private walk (plain and guided; the plain hand-tuned repeats 1-10 drew
+// fresh keys and cannot rerun), and DP-SGLD with fixed-size batches on the Gaussian. About 3 s.
 TEST(CommittedResults, AdaptationAndOneRelationCellsReproduceUnderTheCommittedKey) {
   expect_cells_reproduce("adaptation", {"sample/banana-flat-2d/dp-hmc-adapt/1/1"});
-  expect_cells_reproduce("adaptation-targets", {"sample/banana-flat-2d/dp-penalty/1/11",
-                                                "sample/banana-flat-2d/dp-penalty-adapt/1/11"});
+  expect_cells_reproduce(
+      "adaptation-targets",
+      {"sample/banana-flat-2d/dp-penalty/1/11", "sample/banana-flat-2d/dp-penalty-adapt/1/11",
+       "sample/banana-flat-2d/dp-penalty-gwmh-adapt/1/11"});
   expect_cells_reproduce("dphmc", {"sample/gauss-10d/dp-sgld-wor/2/4"});
 }
 
