@@ -97,33 +97,6 @@ TEST(Adaptation, TuningIsReplayedFromPublishedWarmupColumns) {
 // at ε = 1, m = s²) and DP HMC's step and mass are recomputed from the published accept_stat__
 // and θ of their warmup rows, with the kernel's own target, so they are post-processing of the
 // releases (docs/decisions.md, "Adaptation is post-processing").
-// Each private walk's acceptance target: the random-walk rate of the dimension it moves (a full
-// move of banana-tempered-2d's two components, or one component), and for the guided walk the
-// measured kGuidedWalkTargetAccept (tuning.hpp), which its persistence favours over 0.44.
-TEST(Adaptation, PrivateWalkTargetsFollowTheProposal) {
-  const Preset& preset = find_preset("banana-tempered-2d");
-  const auto model = preset.make_model();
-  const Dataset data = simulate_preset(preset, *model, 5, std::size_t{2000});
-  const std::pair<const char*, double> cases[] = {{"dp-penalty", random_walk_target_accept(2)},
-                                                  {"dp-penalty-ocu", 0.44},
-                                                  {"dp-penalty-gwmh", 0.5}};
-  for (const auto& [sampler, expected] : cases) {
-    SCOPED_TRACE(sampler);
-    const nlohmann::json params = sampler_params(preset, sampler, nlohmann::json::object());
-    RunConfig run = adapting_run(0);
-    SampleSpec spec;
-    spec.sampler = sampler;
-    spec.epsilon = 4.0;
-    spec.noise_key = std::make_shared<const NoiseKey>(NoiseKey::from_bytes(NoiseKey::Bytes{}));
-    PrivateJob job = prepare_private_job(spec, *find_private_sampler(sampler), preset, *model, data,
-                                         params, run);
-    const auto target = private_kernel_factory(job, *model, data, run)(0)->adaptation();
-    ASSERT_TRUE(target);
-    EXPECT_EQ(target->accept, expected);
-    EXPECT_TRUE(target->random_walk);
-  }
-}
-
 TEST(Adaptation, PrivateTuningIsReplayedFromPublishedWarmupColumns) {
   const Preset& preset = find_preset("banana-tempered-2d");
   const auto model = preset.make_model();
@@ -168,6 +141,33 @@ TEST(Adaptation, PrivateTuningIsReplayedFromPublishedWarmupColumns) {
       EXPECT_EQ(replayed.metric, chain.tuning->metric);
       EXPECT_NE(replayed.metric, initial.metric);  // it did adapt
     }
+  }
+}
+
+// Each private walk's acceptance target: the random-walk rate of the dimension it moves (a full
+// move of banana-tempered-2d's two components, or one component), and for the guided walk the
+// measured kGuidedWalkTargetAccept (tuning.hpp), which its persistence favours over 0.44.
+TEST(Adaptation, PrivateWalkTargetsFollowTheProposal) {
+  const Preset& preset = find_preset("banana-tempered-2d");
+  const auto model = preset.make_model();
+  const Dataset data = simulate_preset(preset, *model, 5, std::size_t{2000});
+  const std::pair<const char*, double> cases[] = {{"dp-penalty", random_walk_target_accept(2)},
+                                                  {"dp-penalty-ocu", 0.44},
+                                                  {"dp-penalty-gwmh", 0.5}};
+  for (const auto& [sampler, expected] : cases) {
+    SCOPED_TRACE(sampler);
+    const nlohmann::json params = sampler_params(preset, sampler, nlohmann::json::object());
+    RunConfig run = adapting_run(0);
+    SampleSpec spec;
+    spec.sampler = sampler;
+    spec.epsilon = 4.0;
+    spec.noise_key = std::make_shared<const NoiseKey>(NoiseKey::from_bytes(NoiseKey::Bytes{}));
+    PrivateJob job = prepare_private_job(spec, *find_private_sampler(sampler), preset, *model, data,
+                                         params, run);
+    const auto target = private_kernel_factory(job, *model, data, run)(0)->adaptation();
+    ASSERT_TRUE(target);
+    EXPECT_EQ(target->accept, expected);
+    EXPECT_TRUE(target->random_walk);
   }
 }
 
