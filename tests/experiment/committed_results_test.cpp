@@ -121,6 +121,13 @@ TEST(CommittedResults, MixtureCellsReproduceUnderTheCommittedKey) {
                  "sample/mixture-fastmh-2d/tunamh/NA/1"});
 }
 
+// Fashion-MNIST's private rows, rerun on 2026-11-28 under the committed key: a DP penalty and a DP
+// HMC cell at ε = 1 (76 and 56 iterations on 12 000 rows of 50 features; about 3 s with the data).
+TEST(CommittedResults, FashionCellsReproduceUnderTheCommittedKey) {
+  expect_cells_reproduce("fashion", {"sample/logistic-fashion-mnist/dp-penalty/1/1",
+                                     "sample/logistic-fashion-mnist/dp-hmc/1/1"});
+}
+
 // Issue 25's adaptation studies and 29's one-relation labels, drawn under the same key: an adapted
 // DP HMC cell (its warmup adapts the step from released values), a hand-tuned DP penalty cell and
 // an adapted one of each private walk (plain and guided; the plain hand-tuned repeats 1-10 drew
