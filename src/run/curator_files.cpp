@@ -8,8 +8,26 @@
 namespace dpmcmc {
 
 std::filesystem::path curator_dir(const std::filesystem::path& out_dir) {
-  std::filesystem::path dir = out_dir;
-  if (!dir.has_filename()) dir = dir.parent_path();  // "out/run/" → "out/run"
+  namespace fs = std::filesystem;
+  fs::path dir = out_dir.lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();  // "out/run/" → "out/run", "t/." → "t"
+  // "." or ".." (or nothing) has no name of its own: "..curator" would be a hidden folder inside
+  // the published directory. Name the directory by its absolute path instead.
+  if (dir.empty() || dir.filename() == "." || dir.filename() == "..") {
+    std::error_code ec;
+    dir = fs::weakly_canonical(fs::absolute(out_dir), ec);
+    if (ec) {
+      throw OutputError(fmt::format("--out '{}': cannot resolve the directory: {}",
+                                    out_dir.string(), ec.message()));
+    }
+    if (!dir.has_filename()) dir = dir.parent_path();
+  }
+  if (!dir.has_filename() || dir == dir.root_path()) {
+    throw ConfigError(fmt::format(
+        "--out '{}': the curator directory goes beside the output directory, so the output "
+        "directory cannot be the file-system root",
+        out_dir.string()));
+  }
   dir += ".curator";
   return dir;
 }

@@ -23,7 +23,8 @@ namespace dpmcmc {
 inline constexpr const char* kCuratorLabel =
     "computed from the private data without noise - not for release";
 
-// DIR.curator beside DIR (DIR's last component with ".curator" appended).
+// DIR.curator beside DIR (DIR's last component with ".curator" appended), never inside it: an
+// --out of ".", "t/." or "a/.." is named by its absolute path. ConfigError for the root.
 std::filesystem::path curator_dir(const std::filesystem::path& out_dir);
 
 // Creates `dir` if missing and sets its mode to 0700 (owner only). OutputError naming it when

@@ -70,6 +70,32 @@ TEST(CliPrivateSample, RecordedSpendEqualsPlannedForEveryAccountant) {
 
 // Without --delta: the preset's δ on the preset's own data (10⁻⁵ for 003's mixture, as
 // `dpmcmc models` shows), the papers' 0.1/n on data of another size.
+// However --out is spelled, the curator's files land beside it, and nothing under it is the
+// curator's (an --out of "run/." once put them in "run/..curator", inside the published tree).
+TEST(CliPrivateSample, CuratorFilesNeverLandInsideOut) {
+  const auto dir = scratch_dir("curator-beside");
+  const auto pub = dir / "pub";
+  for (const std::string spelling : {"pub/.", "pub/", "pub/x/.."}) {
+    std::filesystem::remove_all(pub);
+    std::filesystem::remove_all(dir / "pub.curator");
+    const auto r = run_cli(
+        "sample --model banana-tempered-2d --sampler dp-penalty --n 500 "
+        "--epsilon 4 --chains 2 --seed 3 --quiet --out " +
+            (dir / spelling).string(),
+        dir);
+    ASSERT_EQ(r.exit_code, 0) << spelling << ": " << r.err;
+    EXPECT_TRUE(std::filesystem::exists(dir / "pub.curator" / "report.json")) << spelling;
+    int files = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(pub)) {
+      EXPECT_EQ(e.path().filename().string().find("curator"), std::string::npos) << e.path();
+      if (!e.is_regular_file()) continue;
+      ++files;
+      EXPECT_EQ(slurp(e.path()).find("not for release"), std::string::npos) << e.path();
+    }
+    EXPECT_GE(files, 2) << spelling;  // report.json and the chain
+  }
+}
+
 TEST(CliPrivateSample, DefaultDeltaIsThePresetsOnItsOwnData) {
   const auto dir = scratch_dir("private-delta");
   const auto out = dir / "run";
