@@ -10,6 +10,28 @@
 #include "core/error.hpp"
 
 namespace dpmcmc::cli {
+namespace {
+
+// CLI11 reads "-5" into an unsigned option as 2^64 − 5 (strtoull's rule), so `--iter -5` or
+// `--seed -1` were accepted and wrapped; one check on every UINT option of every command refuses a
+// sign instead (EX_USAGE, naming the option).
+void refuse_signed_counts(CLI::App& app) {
+  for (CLI::Option* option : app.get_options([](const CLI::Option*) { return true; })) {
+    if (option->get_type_name().rfind("UINT", 0) != 0) continue;
+    option->check(CLI::Validator(
+        [](std::string& value) -> std::string {
+          const auto first = value.find_first_not_of(" \t");
+          if (first != std::string::npos && (value[first] == '-' || value[first] == '+'))
+            return "expected a whole number >= 0 without a sign, got '" + value + "'";
+          return {};
+        },
+        ""));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    refuse_signed_counts(*sub);
+}
+
+}  // namespace
 
 int run(int argc, char** argv) {
   CLI::App app{
@@ -27,6 +49,7 @@ int run(int argc, char** argv) {
   add_audit_command(app);
   add_ledger_command(app);
   add_experiment_commands(app);
+  refuse_signed_counts(app);
   set_command_line(argc, argv);
   ExpandedArgs expanded;
   try {

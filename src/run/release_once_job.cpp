@@ -16,6 +16,7 @@
 #include "run/ledger_entry.hpp"
 #include "run/private_job.hpp"
 #include "run/private_samplers.hpp"
+#include "run/runner.hpp"
 #include "run/sampler_params.hpp"
 
 namespace dpmcmc {
@@ -67,6 +68,9 @@ PrivateRunPlan plan_one_release(const SampleSpec& spec, const Budget& budget,
 // What the chains are given must be valid before the budget is spent on the release.
 void check_chain_options(const SampleSpec& spec, int dim) {
   check_sampler_keys("nuts", spec.overrides);
+  // Before the release: the runner checks again with the chains' exact columns.
+  check_kept_draws_fit(spec.run.chains, {spec.run.warmup, spec.run.samples}, spec.run.thin,
+                       spec.run.save_warmup, static_cast<std::size_t>(dim) + 2);
   if (spec.n)
     throw UsageError("--n: the rows come from --data; --n applies to a preset's synthetic data");
   for (const auto& point : spec.run.init.points) {

@@ -1,5 +1,7 @@
 #include "run/runner.hpp"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <atomic>
@@ -73,6 +75,27 @@ struct StopState {
            (external != nullptr && external->load(std::memory_order_relaxed)) || failed();
   }
 };
+
+}  // namespace
+
+void check_kept_draws_fit(int chains, const ChainPlan& plan, std::size_t thin, bool save_warmup,
+                          std::size_t columns) {
+  if (thin < 1) throw ConfigError("--thin: got 0, expected at least 1");
+  const double rows = static_cast<double>(kept_rows(plan.samples, thin)) +
+                      (save_warmup ? static_cast<double>(kept_rows(plan.warmup, thin)) : 0.0);
+  const double bytes = rows * static_cast<double>(columns) * sizeof(double) * chains;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  const double memory = pages > 0 && page > 0 ? static_cast<double>(pages) * page : 0.0;
+  if (memory > 0.0 && bytes > memory) {
+    throw ConfigError(fmt::format(
+        "--iter {}, --warmup {}, --thin {}: {} chain(s) would keep {:.3g} draws of {} columns in "
+        "memory ({:.3g} GB), more than this machine's {:.3g} GB; expected fewer iterations or a "
+        "larger --thin",
+        plan.samples, plan.warmup, thin, chains, rows, columns, bytes / 1e9, memory / 1e9));
+  }
+}
+
+namespace {
 
 void validate(const RunConfig& config) {
   if (config.chains < 1) {
@@ -523,6 +546,10 @@ RunResult run_chains(const KernelFactory& kernels, const std::vector<std::string
   std::vector<std::unique_ptr<ChainJob>> jobs = build_jobs(kernels, param_names, config);
   const std::vector<std::string> extra = jobs.front()->kernel->extra_columns();
   validate_init(config.init, jobs.front()->kernel->dim(), config.chains);
+  for (const auto& job : jobs) {
+    check_kept_draws_fit(config.chains, job->plan, config.thin, config.save_warmup,
+                         2 + extra.size() + param_names.size());
+  }
   if (callbacks.make_sink) {
     for (auto& job : jobs) job->sink = callbacks.make_sink(job->id);
   }

@@ -77,6 +77,14 @@ struct RunResult {
   Mat param_draws(std::size_t chain_index) const;
 };
 
+// ConfigError naming --iter, --warmup and --thin when the draws that `chains` chains of `plan`
+// keep in memory (every thin-th iteration, warmup ones with save_warmup, `columns` doubles each)
+// would not fit in this machine's physical memory: a clear refusal before any chain starts (or,
+// for a private run, before anything is released) instead of bad_alloc, or a negative size,
+// half-way. Counted in floating point, so no product overflows.
+void check_kept_draws_fit(int chains, const ChainPlan& plan, std::size_t thin, bool save_warmup,
+                          std::size_t columns);
+
 // Runs config.chains chains. param_names must have one name per kernel dimension. Throws
 // ConfigError for an invalid configuration (before any chain starts); when a chain throws, the
 // others are stopped, every sink still gets finish(), and the first error is rethrown with the

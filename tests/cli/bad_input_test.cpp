@@ -52,6 +52,36 @@ TEST(CliBadInput, NonPositiveValues) {
   }
 }
 
+// CLI11 reads "-5" into an unsigned option as 2^64 - 5: every UINT option of every command refuses
+// a sign (`--iter -5` crashed, `--seed -1` ran with seed 2^64 - 1), and a count whose draws cannot
+// fit in memory is refused before any chain starts, with no partial chain file left.
+TEST(CliBadInput, SignedOrOversizedCounts) {
+  const auto dir = scratch_dir("signed-counts");
+  for (const std::string opt :
+       {"--iter -5", "--warmup -5", "--seed -1", "--thin -1", "--n +100", "--data-seed -2"}) {
+    const auto r = run_cli("sample --model banana-tempered-2d --sampler nuts --n 100 " + opt +
+                               " --quiet --out " + (dir / "o").string(),
+                           dir);
+    EXPECT_EQ(r.exit_code, 64) << opt;
+    EXPECT_NE(r.err.find(opt.substr(0, opt.find(' ')) + ": expected a whole number >= 0"),
+              std::string::npos)
+        << opt << ": " << r.err;
+  }
+  for (const std::string opt : {"account --sampler dp-penalty --epsilon 1 --n -3",
+                                "simulate --model banana-tempered-2d --n -1"}) {
+    EXPECT_EQ(run_cli(opt, dir).exit_code, 64) << opt;
+  }
+  const auto r = run_cli(
+      "sample --model banana-tempered-2d --sampler nuts --seed 1 --iter "
+      "18446744073709551611 --quiet --out " +
+          (dir / "big").string(),
+      dir);
+  EXPECT_EQ(r.exit_code, 78) << r.err;
+  EXPECT_NE(r.err.find("larger --thin"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "big" / "chain-1.csv.part"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "big" / "chain-1.csv"));
+}
+
 // Counts out of range for the data: more owners or a larger batch than rows, a fractional count,
 // a missing owner count. Each message names the option and, where it matters, n.
 TEST(CliBadInput, CountsBeyondTheData) {

@@ -238,4 +238,22 @@ TEST(CliUserModel, BadInputIsNamedWithAnExitCode) {
 }
 
 }  // namespace
+// More kept draws than memory holds is refused before the release (the runner used to throw
+// bad_alloc, or crash on a size that wrapped, after the statistic had been released and recorded).
+TEST(CliUserModel, ReleaseOnceRefusesDrawsBeyondMemoryBeforeReleasing) {
+  const auto dir = scratch_dir("user-nss-memory");
+  write(dir / "s.json", kSchema);
+  write(dir / "d.csv", rows(50));
+  const auto r = run_cli(in_dir("sample --model logistic --schema s.json --data d.csv --sampler "
+                                "dp-nss --epsilon 1 --iter 18446744073709551611 --seed 1 --quiet "
+                                "--out o",
+                                dir),
+                         dir);
+  EXPECT_EQ(r.exit_code, 78) << r.err;
+  for (const char* f : {"--iter 18446744073709551611", "--thin", "memory"})
+    EXPECT_NE(r.err.find(f), std::string::npos) << f << "\n" << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "o.curator")) << "released before refusing";
+  EXPECT_FALSE(std::filesystem::exists(dir / "o"));
+}
+
 }  // namespace dpmcmc::test
