@@ -187,8 +187,18 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   chains.custom_model = preset;
   chains.checkpoint.reset();
   chains.publish_timings = false;  // as every private run: timings are not released
+  const std::string data_source =
+      fmt::format("{} (chains on one noisy release of its sufficient statistics)", rows.source);
+  chains.header_overrides = {
+      {"sampler", kReleaseOnceSampler}, {"data", data_source}, {"n", std::to_string(rows.rows())}};
   chains.amend_report = [&](json& report) {
     report["privacy"] = privacy;
+    // The rows the statistics were released from (n is public under the substitute relation, as
+    // in every private run's report), not the one-row data set the chains read.
+    report["data"] = {{"source", data_source},
+                      {"rows", rows.rows()},
+                      {"columns", rows.columns},
+                      {"released_statistics", released.columns}};
     report.erase("accuracy");  // none without an exact reference; never published here
     report["sampler"]["name"] = kReleaseOnceSampler;
     report["sampler"]["chains"] = "nuts on the posterior given the released statistics";

@@ -141,6 +141,13 @@ StanCsvLayout draw_layout(const SampleSpec& spec, const Preset& preset, const Mo
                    {"seed", std::to_string(run.seed)},
                    {"seed_source", spec.seed_given ? "user" : "os-entropy"},
                    {"chains", std::to_string(run.chains)}};
+  for (const auto& [key, value] : spec.header_overrides) {
+    auto field = std::find_if(layout.config.begin(), layout.config.end(),
+                              [&key](const auto& kv) { return kv.first == key; });
+    if (field == layout.config.end())
+      throw SoftwareError("header override of an unknown field '" + key + "'");
+    field->second = value;
+  }
   return layout;
 }
 

@@ -72,6 +72,10 @@ struct SampleSpec {
   // (run/release_once_job.hpp) adds what it knows, so that report.json is never written without
   // it.
   std::function<void(nlohmann::json&)> amend_report;
+  // Header fields of the chain CSVs ("# key = value") that replace the ones the job would write,
+  // for the same reason: the chains on released statistics are dp-nss on the user's n rows, not
+  // nuts on a one-row data set.
+  std::vector<std::pair<std::string, std::string>> header_overrides;
   std::size_t reference_draws = 1000;  // exact draws for the MMD (thesis Section 5.2: 1000)
   // The accuracy against the model's exact reference (curator-only; issue #28): `on` always,
   // `off` never, `auto` unless the reference costs more than kAutoReferenceRowEvaluations

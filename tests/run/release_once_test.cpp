@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 
 #include "../data/temp_dir.hpp"
 #include "core/error.hpp"
@@ -188,7 +189,9 @@ TEST(ReleaseOnce, PoissonChainsSampleThePosteriorGivenTheReleaseAndFindTheCoeffi
 
 TEST(ReleaseOnce, OneReleaseIsRecordedAndItsSpendIsThePlanned) {
   testing::TempDir dir;
-  const SampleOutcome out = run_sample_job(nss_spec(dir, "linear", 1.0));
+  auto spec = nss_spec(dir, "linear", 1.0);
+  spec.write_draws = true;
+  const SampleOutcome out = run_sample_job(spec);
   ASSERT_TRUE(out.plan.has_value());
   EXPECT_EQ(out.recorded.releases(), 1u);
   const auto& privacy = out.report["privacy"];
@@ -218,6 +221,17 @@ TEST(ReleaseOnce, OneReleaseIsRecordedAndItsSpendIsThePlanned) {
   EXPECT_EQ(privacy["releases_planned"], 1);
   EXPECT_FALSE(privacy.contains("iterations_per_chain"));
   EXPECT_EQ(out.report["run"]["noise_key"], "given by the calling program, not published");
+  // The published files name the run as what it is: dp-nss on the 2000 rows of the data file,
+  // not nuts on the one-row data set of released statistics that the chains read.
+  EXPECT_EQ(out.report["data"]["rows"], 2000);
+  EXPECT_NE(out.report["data"]["source"].get<std::string>().find("rows (test)"), std::string::npos);
+  EXPECT_FALSE(out.report["data"]["released_statistics"].empty());
+  std::ifstream chain(spec.out_dir / "chain-1.csv");
+  std::string header, line;
+  while (std::getline(chain, line) && line.rfind('#', 0) == 0) header += line + "\n";
+  EXPECT_NE(header.find("# sampler = dp-nss\n"), std::string::npos) << header;
+  EXPECT_NE(header.find("# n = 2000\n"), std::string::npos) << header;
+  EXPECT_EQ(header.find("nuts"), std::string::npos) << header;
 
   // An accountant looser than the exact PLD alone: the noise grows until it certifies.
   auto zcdp = nss_spec(dir, "linear", 1.0);
