@@ -132,13 +132,7 @@ struct SamplerTemplate {
 };
 
 SamplerTemplate sampler_template(const AccountArgs& a) {
-  const SamplerDescriptor* entry = find_private_sampler(a.sampler);
-  if (entry == nullptr) {
-    std::vector<std::string> names;
-    for (const auto& name : private_sampler_names()) names.push_back(name);
-    throw UsageError(fmt::format("--sampler: '{}' is not a private sampler; expected one of {}",
-                                 a.sampler, fmt::join(names, ", ")));
-  }
+  const SamplerDescriptor* entry = &iterated_private_sampler(a.sampler, "account");
   const Preset& preset = find_preset(a.model);
   const auto model = preset.make_model();
   SamplerTemplate t;

@@ -79,11 +79,7 @@ void print_text(const AuditOutcome& o, const std::string& calibration) {
 }
 
 void run_audit_command(const AuditArgs& a) {
-  const SamplerDescriptor* entry = find_private_sampler(a.sampler);
-  if (entry == nullptr) {
-    throw UsageError(fmt::format("--sampler: '{}' is not a private sampler; expected one of {}",
-                                 a.sampler, fmt::join(private_sampler_names(), ", ")));
-  }
+  const SamplerDescriptor* entry = &iterated_private_sampler(a.sampler, "audit");
   const Preset& preset = a.model.empty() ? defaults_preset(*entry) : find_preset(a.model);
   if (preset.load_data) {
     throw UsageError(

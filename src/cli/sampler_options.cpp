@@ -1,11 +1,15 @@
 #include "cli/sampler_options.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
 #include "cli/options.hpp"
 #include "core/error.hpp"
+#include "run/private_samplers.hpp"
+#include "run/release_once_job.hpp"
+#include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
 
 namespace dpmcmc::cli {
@@ -64,6 +68,24 @@ nlohmann::json sampler_overrides(const SamplerOptionValues& v, const std::string
       throw UsageError(fmt::format("{}: expected a whole number >= 1, got {}", option, x));
   }
   return o;
+}
+
+const SamplerDescriptor& iterated_private_sampler(const std::string& name,
+                                                  const std::string& what) {
+  if (name == kReleaseOnceSampler) {
+    throw UsageError(fmt::format(
+        "--sampler {}: `dpmcmc {}` works on samplers that release at every iteration; {} makes one "
+        "Gaussian release of a regression family's sufficient statistics, its noise set by the "
+        "budget (`sample --sampler {}` reports the noise multiplier in report.json, "
+        "privacy.release_once; `account --mechanism gaussian` gives the guarantee of one release)",
+        name, what, name, name));
+  }
+  const SamplerDescriptor* entry = find_private_sampler(name);
+  if (entry == nullptr) {
+    throw UsageError(fmt::format("--sampler: '{}' is not a private sampler; expected one of {}",
+                                 name, fmt::join(private_sampler_names(), ", ")));
+  }
+  return *entry;
 }
 
 }  // namespace dpmcmc::cli

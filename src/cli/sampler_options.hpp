@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+namespace dpmcmc {
+struct SamplerDescriptor;
+}
+
 namespace dpmcmc::cli {
 
 struct SamplerOptionValues {
@@ -32,5 +36,10 @@ void add_sampler_options(CLI::App& cmd, SamplerOptionValues& values);
 // key `sampler` does not read (naming its option and the keys it reads), a value ≤ 0, or a
 // fractional count.
 nlohmann::json sampler_overrides(const SamplerOptionValues& values, const std::string& sampler);
+
+// The private sampler `--sampler NAME` names, for a command that plans or audits its iterations
+// (`what`: "account", "audit"). UsageError listing them otherwise; for dp-nss, which is private
+// but has no iterations (one release of a regression family's statistics), saying so.
+const SamplerDescriptor& iterated_private_sampler(const std::string& name, const std::string& what);
 
 }  // namespace dpmcmc::cli

@@ -209,7 +209,13 @@ std::vector<std::string> baseline_sampler_names() {
 KernelFactory kernel_factory(const std::string& sampler, const nlohmann::json& params,
                              const Model& model, const Dataset& data) {
   const SamplerDescriptor* d = find_sampler(sampler);
-  if (d == nullptr || d->build == nullptr) {
+  if (d == nullptr) {  // a typo: every sampler is a candidate, private or not
+    throw UsageError(
+        fmt::format("--sampler: unknown sampler '{}'; available: {}, {} (`dpmcmc samplers` "
+                    "describes them)",
+                    sampler, fmt::join(sampler_names(), ", "), kReleaseOnceSampler));
+  }
+  if (d->build == nullptr) {
     throw UsageError(fmt::format("--sampler: unknown non-private sampler '{}'; available: {}",
                                  sampler, fmt::join(baseline_sampler_names(), ", ")));
   }

@@ -41,6 +41,23 @@ TEST(CliBadInput, UnknownSampler) {
   EXPECT_EQ(r.exit_code, 64);
   EXPECT_NE(r.err.find("--sampler"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("rwmh"), std::string::npos) << r.err;
+  // A typo of a private sampler's name lists the private ones too (it used to list only the
+  // non-private ones, as if --epsilon had not been given).
+  const auto typo = run_cli(
+      "sample --model banana-tempered-2d --sampler dp-penaltyy --epsilon 4 "
+      "--out " +
+          (dir / "typo").string(),
+      dir);
+  EXPECT_EQ(typo.exit_code, 64);
+  for (const char* name : {"'dp-penaltyy'", "dp-penalty,", "dp-hmc", "dp-nss"})
+    EXPECT_NE(typo.err.find(name), std::string::npos) << name << ": " << typo.err;
+  // dp-nss is private but has no iterations to plan or audit: said so, not "not private".
+  for (const std::string command : {"account", "audit"}) {
+    const auto nss = run_cli(command + " --sampler dp-nss --epsilon 1", dir);
+    EXPECT_EQ(nss.exit_code, 64) << command;
+    EXPECT_NE(nss.err.find("one Gaussian release"), std::string::npos) << command << nss.err;
+    EXPECT_EQ(nss.err.find("not a private sampler"), std::string::npos) << command << nss.err;
+  }
 }
 
 TEST(CliBadInput, NonPositiveValues) {
