@@ -9,8 +9,9 @@
 namespace dpmcmc {
 
 void check_epsilon(double epsilon, std::string_view option) {
-  if (!(epsilon > 0.0) || !std::isfinite(epsilon))
-    throw ConfigError(fmt::format("{}: ε must be finite and > 0, got {}", option, epsilon));
+  if (!(epsilon > 0.0 && epsilon <= kMaxEpsilon))
+    throw ConfigError(fmt::format("{}: ε must be > 0 and at most {}, got {}", option, kMaxEpsilon,
+                                  epsilon));
 }
 
 void check_delta(double delta, std::string_view option) {

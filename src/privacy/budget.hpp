@@ -12,7 +12,12 @@ struct Budget {
   double delta = 1e-5;
 };
 
-// ConfigError "<what>: ε must be finite and > 0, got …" / "δ must be in (0, 1), got …".
+// The largest ε accepted: the accountants evaluate e^ε, which overflows a double beyond 709 (an ε
+// of 1e300 gave "Gaussian PLD: μ must be ≥ 0, got -nan"), and a guarantee at ε in the hundreds
+// bounds nothing an attacker could notice anyway.
+inline constexpr double kMaxEpsilon = 500.0;
+
+// ConfigError "<what>: ε must be > 0 and at most 500, got …" / "δ must be in (0, 1), got …".
 void validate_budget(const Budget& budget, std::string_view what = "privacy budget");
 // Single checks naming an option, e.g. check_epsilon(x, "--epsilon").
 void check_epsilon(double epsilon, std::string_view option);

@@ -173,6 +173,12 @@ TEST(CliPrivateSample, BudgetErrors) {
   r = run_cli(base + " --epsilon 1 --clip -2", dir);
   EXPECT_EQ(r.exit_code, 64);
   EXPECT_NE(r.err.find("--clip"), std::string::npos) << r.err;
+  // An ε whose e^ε overflows (it reached an accountant as NaN): refused, naming the option.
+  for (const std::string eps : {"1e300", "inf", "nan"}) {
+    r = run_cli(base + " --epsilon " + eps, dir);
+    EXPECT_EQ(r.exit_code, 78) << eps;
+    EXPECT_NE(r.err.find("--epsilon: ε must be > 0 and at most 500"), std::string::npos) << r.err;
+  }
   // A budget too small for one iteration: the run does not start.
   r = run_cli(base + " --epsilon 1e-6", dir);
   EXPECT_EQ(r.exit_code, 78);
