@@ -119,7 +119,7 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
                *out.test_accuracy);
   if (out.accuracy.contains("skipped"))
     fmt::print("accuracy not computed: {}\n", out.accuracy["skipped"].get<std::string>());
-  fmt::print("\ndraws:  {}/chain-*.csv ({} files)\nreport: {}\n", spec.out_dir.string(),
+  fmt::print("\ndraws:  {} ({} files)\nreport: {}\n", (spec.out_dir / "chain-*.csv").string(),
              out.draw_files.size(), out.report_file.string());
   if (private_run) {
     fmt::print("curator (not for release): {}\n", out.curator_file.parent_path().string());

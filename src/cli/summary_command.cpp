@@ -2,9 +2,13 @@
 // when the model preset is named, the MMD of the pooled draws to exact posterior draws.
 #include <fmt/format.h>
 
+#include <charconv>
+#include <limits>
+
 #include "cli/commands.hpp"
 #include "cli/preset_rows.hpp"
 #include "core/error.hpp"
+#include "diagnostics/convergence_warnings.hpp"
 #include "diagnostics/mmd.hpp"
 #include "diagnostics/sample_error.hpp"
 #include "diagnostics/summary.hpp"
@@ -12,6 +16,35 @@
 #include "models/presets.hpp"
 
 namespace dpmcmc::cli {
+namespace {
+
+// A chain file with fewer sampling draws than its header's num_samples (and thin) promise: cut
+// (`head`), or written by a run that stopped. One line per such file.
+std::vector<std::string> incomplete_files(const std::vector<StanCsv>& files) {
+  std::vector<std::string> lines;
+  for (const auto& f : files) {
+    const auto samples = f.config.find("num_samples");
+    if (samples == f.config.end()) continue;
+    std::size_t num_samples = 0, thin = 1;
+    const auto thin_entry = f.config.find("thin");
+    const std::string& t = thin_entry == f.config.end() ? std::string("1") : thin_entry->second;
+    const auto [p1, e1] = std::from_chars(
+        samples->second.data(), samples->second.data() + samples->second.size(), num_samples);
+    const auto [p2, e2] = std::from_chars(t.data(), t.data() + t.size(), thin);
+    if (e1 != std::errc() || e2 != std::errc() || thin == 0) continue;
+    const std::size_t promised = num_samples / thin + (num_samples % thin != 0 ? 1 : 0);
+    const auto rows = static_cast<std::size_t>(f.sampling_draws().rows());
+    if (rows < promised) {
+      lines.push_back(fmt::format(
+          "{}: {} sampling draws, but its header (num_samples = {}, thin = {}) promises {}: the "
+          "file was cut or its run stopped early; the summary covers the {} it holds",
+          f.source, rows, num_samples, thin, promised, rows));
+    }
+  }
+  return lines;
+}
+
+}  // namespace
 
 void add_summary_command(CLI::App& app) {
   struct Args {
@@ -55,6 +88,18 @@ void add_summary_command(CLI::App& app) {
     }
     const Summary summary = summarize(columns, chains, labels);
     nlohmann::json out = summary_json(summary);
+    const std::vector<std::string> cut = incomplete_files(files);
+    for (const auto& line : cut) fmt::print(stderr, "WARNING: {}\n", line);
+    if (!cut.empty()) out["incomplete_files"] = cut;
+    // The checks `sample` runs after every run, on the parameters (Stan's columns without "__");
+    // the acceptance check needs the sampler's kind, which a CSV file does not always say.
+    std::vector<std::string> parameters;
+    for (const auto& c : columns)
+      if (!c.ends_with("__")) parameters.push_back(c);
+    const std::vector<double> no_rates(chains.size(), std::numeric_limits<double>::quiet_NaN());
+    const auto warnings =
+        convergence_warnings(summary, parameters, no_rates, AcceptanceCheck::none, false);
+    out["warnings"] = warnings_json(warnings);
     std::string accuracy_text;
     if (!a->model.empty()) {
       const Preset& preset = find_preset(a->model);
@@ -83,6 +128,7 @@ void add_summary_command(CLI::App& app) {
       fmt::print("{}\n", out.dump(2));
     } else {
       fmt::print("{}{}", format_summary(summary, a->sig_figs), accuracy_text);
+      if (!warnings.empty()) fmt::print("\n{}", format_warnings(warnings));
     }
   });
 }

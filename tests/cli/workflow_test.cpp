@@ -55,6 +55,36 @@ TEST(CliWorkflow, SimulateSampleSummary) {
   EXPECT_EQ(rows(slurp(out / "chain-2.csv")), rows(slurp(out2 / "chain-2.csv")));
 }
 
+// `summary` says what `sample` would: a file cut short of its header's num_samples, and chains
+// that disagree (R-hat), on stderr/stdout and in --json; it still summarises what it holds.
+TEST(CliWorkflow, SummaryWarnsOfCutFilesAndDisagreeingChains) {
+  const auto dir = scratch_dir("summary-warnings");
+  const std::string header = "# num_samples = 50\n# thin = 1\nlp__,accept_stat__,x\n";
+  std::string a = header, b = header, cut_a, cut_b;
+  for (int i = 0; i < 50; ++i) {
+    a += "0,1," + std::to_string(0.01 * (i % 7)) + "\n";
+    b += "0,1," + std::to_string(10.0 + 0.01 * (i % 5)) + "\n";
+    if (i == 19) cut_a = a, cut_b = b;  // the first 20 draws, as `head` would leave them
+  }
+  std::ofstream(dir / "a.csv") << a;
+  std::ofstream(dir / "b.csv") << b;
+  std::ofstream(dir / "cut-a.csv") << cut_a;
+  std::ofstream(dir / "cut.csv") << cut_b;
+  auto r = run_cli("summary " + (dir / "a.csv").string() + " " + (dir / "b.csv").string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("WARNING: x: R-hat"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("promises"), std::string::npos) << r.err;
+  r = run_cli("summary --json " + (dir / "cut-a.csv").string() + " " + (dir / "cut.csv").string(),
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("cut.csv: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("promises 50"), std::string::npos) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["incomplete_files"].size(), 2u);
+  EXPECT_FALSE(json["warnings"].empty());
+  EXPECT_EQ(json["warnings"][0]["check"], "rhat");
+}
+
 TEST(CliWorkflow, PlotPutsNutsDrawsInTheExactRegionsAndRefusesWhatItCannotDraw) {
   // NUTS on 2000 rows of the tempered banana (2 chains × 1000 draws, bulk-ESS of several
   // hundred): its draws must fall in the exact 50 / 90 / 99 % regions about as often as exact
