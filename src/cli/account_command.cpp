@@ -248,7 +248,8 @@ void run_sampler(const AccountArgs& a) {
 }
 
 void add_account_options(CLI::App* cmd, AccountArgs* a) {
-  auto* mech = cmd->add_option("--mechanism", a->mechanism, "gaussian or subsampled-gaussian");
+  auto* mech = cmd->add_option("--mechanism", a->mechanism, "gaussian or subsampled-gaussian")
+                   ->check(CLI::IsMember({"gaussian", "subsampled-gaussian"}));
   std::vector<std::string> names;
   for (const auto& name : private_sampler_names()) names.push_back(name);
   auto* sampler = cmd->add_option("--sampler,--algorithm", a->sampler,

@@ -86,6 +86,8 @@ TEST(CliAccount, InvalidInputIsRefused) {
       {"account --mechanism subsampled-gaussian --sampling poisson --q 1.5 --sigma 1 --delta 1e-5",
        "q"},
       {"account --mechanism gaussian --sigma 1", "--delta"},
+      // The names --help gives, not the internal ones (it listed approximate_dp).
+      {"account --mechanism laplace --sigma 1 --delta 1e-5", "{gaussian,subsampled-gaussian}"},
       {"account --sampler dp-penalty --n 100 --tau 0.1 --epsilon 1 --delta 2", "--delta"},
       {"account --algorithm nope --n 100 --epsilon 1 --delta 1e-5", "--sampler"},
       {"account --mechanism gaussian --sigma 1 --delta 1e-5 --accountants nope", "nope"},
