@@ -14,6 +14,7 @@
 #include "models/expfam_gaussian.hpp"
 #include "models/gaussian.hpp"
 #include "models/gaussian_mixture.hpp"
+#include "models/glm.hpp"
 #include "models/preset_builders.hpp"
 #include "models/random_covariance.hpp"
 
@@ -659,6 +660,15 @@ std::vector<std::string> preset_names() {
 const Preset& find_preset(std::string_view name) {
   for (const Preset& p : presets()) {
     if (p.name == name) return p;
+  }
+  const auto& families = glm_family_names();
+  if (std::find(families.begin(), families.end(), name) != families.end()) {
+    // `--model logistic --data rows.csv` without --schema reaches here.
+    throw UsageError(fmt::format(
+        "model '{}' is a regression family, not a preset: give --schema FILE (which columns are "
+        "the target and the features, with their bounds) and --data FILE; the user guide's \"Your "
+        "data, your model\" shows one",
+        name));
   }
   throw UsageError("unknown model preset '" + std::string(name) +
                    "'; valid presets: " + joined(preset_names()));

@@ -124,6 +124,12 @@ TEST(CliUserModel, BadInputIsNamedWithAnExitCode) {
        64,
        {"'gamma'", "logistic, probit"}},
       {"schema without data", kSchema, ok, "--model logistic --schema s.json", 64, {"--data"}},
+      {"data without schema",
+       kSchema,
+       ok,
+       "--model logistic --data d.csv",
+       64,
+       {"'logistic' is a regression family", "--schema"}},
       // Release once (dp-nss): what it refuses before anything is released.
       {"dp-nss without a budget",
        kSchema,
