@@ -10,8 +10,8 @@ namespace dpmcmc {
 
 void check_epsilon(double epsilon, std::string_view option) {
   if (!(epsilon > 0.0 && epsilon <= kMaxEpsilon))
-    throw ConfigError(fmt::format("{}: ε must be > 0 and at most {}, got {}", option, kMaxEpsilon,
-                                  epsilon));
+    throw ConfigError(
+        fmt::format("{}: ε must be > 0 and at most {}, got {}", option, kMaxEpsilon, epsilon));
 }
 
 void check_delta(double delta, std::string_view option) {
