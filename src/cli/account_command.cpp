@@ -20,6 +20,7 @@
 #include "cli/sampler_options.hpp"
 #include "core/error.hpp"
 #include "privacy/account_rows.hpp"
+#include "privacy/budget.hpp"
 #include "privacy/event_names.hpp"
 #include "privacy/iteration_templates.hpp"
 #include "run/private_plan.hpp"
@@ -74,12 +75,17 @@ std::string number(double x) {
   return fmt::format("{:.8g}", x);
 }
 
-void check_budget_values(const AccountArgs& a) {
-  if (a.epsilon && !(std::isfinite(*a.epsilon) && *a.epsilon > 0)) {
-    throw UsageError(fmt::format("--epsilon: expected a finite number > 0, got {}", *a.epsilon));
+// Bad option values are usage errors naming the option (exit 64), as in `sample`.
+void check_option_values(const AccountArgs& a) {
+  if (a.epsilon) check_epsilon(*a.epsilon, "--epsilon");
+  if (a.delta) check_delta(*a.delta, "--delta");
+  if (!(a.q > 0.0 && a.q <= 1.0)) {
+    throw UsageError(fmt::format("--q: expected a sampling rate in (0, 1], got {}", a.q));
   }
-  if (a.delta && !(*a.delta > 0 && *a.delta < 1)) {
-    throw UsageError(fmt::format("--delta: expected a number in (0, 1), got {}", *a.delta));
+  for (const double order : a.rdp_orders) {
+    if (!(std::isfinite(order) && order > 1.0)) {
+      throw UsageError(fmt::format("--rdp-orders: expected finite orders > 1, got {}", order));
+    }
   }
 }
 
@@ -301,7 +307,7 @@ void add_account_options(CLI::App* cmd, AccountArgs* a) {
 }
 
 void run_account(const AccountArgs& a) {
-  check_budget_values(a);
+  check_option_values(a);
   if (!a.mechanism.empty()) {
     run_mechanism(a);
   } else if (!a.sampler.empty()) {

@@ -19,7 +19,7 @@ inline constexpr double kMaxEpsilon = 500.0;
 
 // ConfigError "<what>: ε must be > 0 and at most 500, got …" / "δ must be in (0, 1), got …".
 void validate_budget(const Budget& budget, std::string_view what = "privacy budget");
-// Single checks naming an option, e.g. check_epsilon(x, "--epsilon").
+// UsageError (exit 64), the same messages naming an option, e.g. check_epsilon(x, "--epsilon").
 void check_epsilon(double epsilon, std::string_view option);
 void check_delta(double delta, std::string_view option);
 

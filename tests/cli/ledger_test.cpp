@@ -262,7 +262,7 @@ TEST(LedgerCli, ShowAndInitCheckTheirOptions) {
   r = run_cli(fmt::format("ledger init --ledger {} --data {} --epsilon -1 --delta 1e-5",
                           ledger.string(), data.string()),
               dir);
-  EXPECT_EQ(r.exit_code, 78) << r.err;  // as `sample --epsilon -1`
+  EXPECT_EQ(r.exit_code, 64) << r.err;  // a bad option value, as `sample --epsilon -1`
   EXPECT_FALSE(fs::exists(ledger));
   r = run_cli(fmt::format("ledger show --ledger {} --epsilon 3", ledger.string()), dir);
   EXPECT_EQ(r.exit_code, 64) << r.err;
