@@ -41,6 +41,7 @@ ParameterSummary summarize_parameter(std::string name, const ChainDraws& draws) 
   }
   p.n_eff = stansummary_ess(draws);
   p.rhat_basic = rhat_basic(draws, true);
+  p.no_finite_draw = !draws.array().isFinite().any();
   return p;
 }
 
@@ -108,7 +109,12 @@ std::string format_summary(const Summary& summary, int sig_figs) {
   const std::vector<std::string> header = {"",    "Mean", "MCSE",     "StdDev",   "5%",
                                            "50%", "95%",  "ESS_bulk", "ESS_tail", "R_hat"};
   std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> without_finite_draw;
   for (const auto& p : summary.parameters) {
+    if (p.no_finite_draw) {
+      without_finite_draw.push_back(p.name);
+      continue;
+    }
     rows.push_back({p.name, real(p.mean, sig_figs), real(p.mcse_mean, sig_figs),
                     real(p.sd, sig_figs), real(p.q5, sig_figs), real(p.q50, sig_figs),
                     real(p.q95, sig_figs), count(p.ess_bulk), count(p.ess_tail), ratio(p.rhat)});
@@ -128,6 +134,11 @@ std::string format_summary(const Summary& summary, int sig_figs) {
   };
   line(header);
   for (const auto& r : rows) line(r);
+  if (!without_finite_draw.empty()) {
+    out += "\nNo finite draw (not summarised):";
+    for (const auto& name : without_finite_draw) out += " " + name;
+    out += '\n';
+  }
   out +=
       "\nMCSE is of the mean; 5%, 50%, 95% are type-7 quantiles of the pooled draws; ESS_bulk, "
       "ESS_tail and R_hat\nare the rank-normalised split-chain diagnostics of Vehtari et al. "

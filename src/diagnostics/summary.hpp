@@ -31,8 +31,9 @@ struct ParameterSummary {
   double ess_bulk = 0.0;
   double ess_tail = 0.0;
   double rhat = 0.0;
-  double n_eff = 0.0;       // unsplit, not rank-normalised (stansummary 2.35 N_Eff)
-  double rhat_basic = 0.0;  // classic split R̂ (stansummary 2.35 R_hat)
+  double n_eff = 0.0;           // unsplit, not rank-normalised (stansummary 2.35 N_Eff)
+  double rhat_basic = 0.0;      // classic split R̂ (stansummary 2.35 R_hat)
+  bool no_finite_draw = false;  // every draw NaN or ±∞ (a private run's lp__)
 };
 
 struct Summary {
@@ -56,8 +57,9 @@ Summary summarize(std::span<const std::string> names, std::span<const Mat> chain
 //   name Mean MCSE StdDev 5% 50% 95% ESS_bulk ESS_tail R_hat,
 // real values with `sig_figs` significant digits (1…17), ESS rounded to integers, R̂ with three
 // decimals (three significant digits from 1000 up, "inf" for chains each stuck at its own
-// point), undefined values as "nan". Ends with a line
-// saying which definitions were used.
+// point), undefined values as "nan". A column with no finite draw (a private run's lp__: the
+// log posterior needs the private rows) is named in a line under the table instead of a row of
+// "nan". Ends with a line saying which definitions were used.
 std::string format_summary(const Summary& summary, int sig_figs = 3);
 
 // {"chains": M, "draws_per_chain": N, "parameters": [{"name": …, "mean": …, "mcse_mean": …,

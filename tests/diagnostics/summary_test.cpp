@@ -134,5 +134,24 @@ TEST(Summary, RefusesInconsistentChains) {
   EXPECT_THROW(summarize(names, chains), DataError);
 }
 
+TEST(Summary, ColumnWithoutFiniteDrawIsNamedNotPrintedAsNan) {
+  // A private run's lp__ is NaN in every draw: the table names it under the rows instead of
+  // printing a row of "nan"; a column with some finite draws keeps its row.
+  Mat a(4, 3), b(4, 3);
+  const double nan = std::nan("");
+  a << nan, 0.1, 1.0, nan, 0.2, 2.0, nan, 0.3, 3.0, nan, 0.4, 4.0;
+  b << nan, 0.5, 1.5, nan, 0.6, nan, nan, 0.7, 3.5, nan, 0.8, 4.5;
+  const std::vector<std::string> names = {"lp__", "accept_stat__", "theta.1"};
+  const std::vector<Mat> chains = {a, b};
+  const Summary s = summarize(names, chains);
+  EXPECT_TRUE(s.parameters[0].no_finite_draw);
+  EXPECT_FALSE(s.parameters[2].no_finite_draw);  // one NaN among finite draws
+  const std::string text = format_summary(s);
+  EXPECT_EQ(text.find("\nlp__ "), std::string::npos) << text;
+  EXPECT_NE(text.find("No finite draw (not summarised): lp__\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ntheta.1 "), std::string::npos) << text;
+  EXPECT_NE(text.find("\naccept_stat__ "), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace dpmcmc
