@@ -77,8 +77,8 @@ std::string number(double x) {
 
 // Bad option values are usage errors naming the option (exit 64), as in `sample`.
 void check_option_values(const AccountArgs& a) {
-  if (a.epsilon) check_epsilon(*a.epsilon, "--epsilon");
-  if (a.delta) check_delta(*a.delta, "--delta");
+  if (a.epsilon) check_epsilon_option(*a.epsilon, "--epsilon");
+  if (a.delta) check_delta_option(*a.delta, "--delta");
   if (!(a.q > 0.0 && a.q <= 1.0)) {
     throw UsageError(fmt::format("--q: expected a sampling rate in (0, 1], got {}", a.q));
   }
@@ -150,7 +150,7 @@ SamplerTemplate sampler_template(const AccountArgs& a) {
   t.per_iteration = setup.per_iteration;
   t.coordinates = release_coordinates(*model, setup);
   t.delta = a.delta.value_or(default_delta(preset, t.n, true));
-  check_delta(t.delta, "--delta");
+  check_delta_option(t.delta, "--delta");
   return t;
 }
 

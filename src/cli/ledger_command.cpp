@@ -91,8 +91,8 @@ void run_ledger(LedgerArgs& a) {
   if (a.action == "init") {
     if (!a.epsilon) throw UsageError("ledger init: --epsilon: expected the total budget's ε");
     if (!a.delta) throw UsageError("ledger init: --delta: expected the total budget's δ");
-    check_epsilon(*a.epsilon, "--epsilon");
-    check_delta(*a.delta, "--delta");
+    check_epsilon_option(*a.epsilon, "--epsilon");
+    check_delta_option(*a.delta, "--delta");
     const CanonicalRows rows = records_of(a);
     LedgerDataset d;
     d.hash = rows.hash;

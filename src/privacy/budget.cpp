@@ -24,19 +24,26 @@ std::string delta_problem(double delta, std::string_view who) {
 
 }  // namespace
 
-// A value given to an option is a usage error (exit 64, as any bad option value); a budget read
-// from a file or a ledger is a configuration error (exit 78).
-void check_epsilon(double epsilon, std::string_view option) {
+void check_epsilon(double epsilon, std::string_view who) {
+  if (auto m = epsilon_problem(epsilon, who); !m.empty()) throw ConfigError(m);
+}
+
+void check_delta(double delta, std::string_view who) {
+  if (auto m = delta_problem(delta, who); !m.empty()) throw ConfigError(m);
+}
+
+// A value given to an option is a usage error (exit 64), as any bad option value.
+void check_epsilon_option(double epsilon, std::string_view option) {
   if (auto m = epsilon_problem(epsilon, option); !m.empty()) throw UsageError(m);
 }
 
-void check_delta(double delta, std::string_view option) {
+void check_delta_option(double delta, std::string_view option) {
   if (auto m = delta_problem(delta, option); !m.empty()) throw UsageError(m);
 }
 
 void validate_budget(const Budget& budget, std::string_view what) {
-  if (auto m = epsilon_problem(budget.epsilon, what); !m.empty()) throw ConfigError(m);
-  if (auto m = delta_problem(budget.delta, what); !m.empty()) throw ConfigError(m);
+  check_epsilon(budget.epsilon, what);
+  check_delta(budget.delta, what);
 }
 
 }  // namespace dpmcmc

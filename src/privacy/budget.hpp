@@ -19,8 +19,12 @@ inline constexpr double kMaxEpsilon = 500.0;
 
 // ConfigError "<what>: ε must be > 0 and at most 500, got …" / "δ must be in (0, 1), got …".
 void validate_budget(const Budget& budget, std::string_view what = "privacy budget");
-// UsageError (exit 64), the same messages naming an option, e.g. check_epsilon(x, "--epsilon").
-void check_epsilon(double epsilon, std::string_view option);
-void check_delta(double delta, std::string_view option);
+// The same checks of one value, ConfigError naming `who`.
+void check_epsilon(double epsilon, std::string_view who);
+void check_delta(double delta, std::string_view who);
+// The same checks of a value given to an option: UsageError (exit 64, as any bad option value),
+// e.g. check_epsilon_option(x, "--epsilon").
+void check_epsilon_option(double epsilon, std::string_view option);
+void check_delta_option(double delta, std::string_view option);
 
 }  // namespace dpmcmc

@@ -37,8 +37,8 @@ PrivateJob prepare_private_job(const SampleSpec& spec, const SamplerDescriptor& 
   }
   const Budget budget{*spec.epsilon, spec.delta.value_or(default_delta(
                                          preset, data.rows(), !spec.data_file.has_value()))};
-  check_epsilon(budget.epsilon, "--epsilon");
-  check_delta(budget.delta, "--delta");
+  check_epsilon_option(budget.epsilon, "--epsilon");
+  check_delta_option(budget.delta, "--delta");
   if (!(spec.warmup_fraction >= 0.0 && spec.warmup_fraction < 1.0)) {
     throw UsageError(fmt::format("--warmup-fraction: expected a number in [0, 1), got {}",
                                  spec.warmup_fraction));

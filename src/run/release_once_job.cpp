@@ -108,8 +108,8 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
         kReleaseOnceSampler, spec.user_model->schema_file.string()));
   const Dataset& rows = user.design->data;
   const Budget budget{*spec.epsilon, spec.delta.value_or(0.1 / static_cast<double>(rows.rows()))};
-  check_epsilon(budget.epsilon, "--epsilon");
-  check_delta(budget.delta, "--delta");
+  check_epsilon_option(budget.epsilon, "--epsilon");
+  check_delta_option(budget.delta, "--delta");
 
   const std::shared_ptr<const GlmModel> glm = make_glm_model(user.glm);
   check_chain_options(spec, glm->dim());

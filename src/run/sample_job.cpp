@@ -406,8 +406,8 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   if (user && private_entry && spec.epsilon) {
     const Budget budget{*spec.epsilon,
                         spec.delta.value_or(default_delta(preset, data.data.rows(), false))};
-    check_epsilon(budget.epsilon, "--epsilon");
-    check_delta(budget.delta, "--delta");
+    check_epsilon_option(budget.epsilon, "--epsilon");
+    check_delta_option(budget.delta, "--delta");
     params =
         noise_from_budget(*private_entry, spec.sampler, std::move(params), spec.overrides, *model,
                           data.data.rows(), budget, spec.run.chains, kBudgetTargetIterations);
