@@ -18,6 +18,11 @@ void add_report_command(CLI::App& app) {
       "report", "Aggregate an experiment's results.csv into an HTML report with plots");
   cmd->add_option("RESULTS", *results, "results.csv written by `dpmcmc experiment`")->required();
   cmd->add_option("--out", *out, "Output directory (default: beside the CSV, in report/)");
+  auto floor = std::make_shared<std::string>();
+  cmd->add_option("--floor", *floor,
+                  "Another results.csv whose mmd_exact column gives each model's exact-vs-exact "
+                  "MMD (the black line of the figures) where RESULTS records none, e.g. "
+                  "experiments/results/exact-baselines-full/results.csv");
   cmd->add_flag("--no-plots", *no_plots,
                 "Do not run gnuplot (the scripts and data are still written)");
   cmd->footer(
@@ -29,6 +34,7 @@ void add_report_command(CLI::App& app) {
     options->results = *results;
     options->out_dir = *out;
     options->plots = !*no_plots;
+    options->floor = *floor;
     const ReportOutcome r = write_experiment_report(*options);
     fmt::print("dpmcmc report: {} rows, {} sampling groups, {} accounting rows\n", r.summary.rows,
                r.summary.sample.size(), r.summary.account.size());

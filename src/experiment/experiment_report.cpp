@@ -142,6 +142,23 @@ std::string audit_table(const ResultsSummary& s) {
          "statement.</p>\n";
 }
 
+// The exact-vs-exact MMD per model, the black dotted line of the MMD figures.
+std::string floor_note(const ResultsSummary& s) {
+  std::string h =
+      "<p class=\"note\">Exact vs exact (the MMD of as many exact posterior draws against the "
+      "same reference, the MMD's noise floor; black dotted line in the figures), median [IQR]";
+  if (!s.floor_file.empty())
+    h += " (from <code>" + html_escape(s.floor_file) + "</code> where the rows record none)";
+  h += ":";
+  const char* sep = " ";
+  for (const auto& [model, f] : s.model_floor) {
+    h += fmt::format("{}{} {} [{}, {}]", sep, html_escape(model), show(f.median), show(f.q25),
+                     show(f.q75));
+    sep = "; ";
+  }
+  return h + ".</p>\n";
+}
+
 std::string page(const ReportOptions& options, const ResultsSummary& summary,
                  const std::vector<Figure>& figures, const nlohmann::json& spec) {
   const std::string name =
@@ -188,6 +205,7 @@ std::string page(const ReportOptions& options, const ResultsSummary& summary,
     }
   }
   if (!summary.sample.empty()) h += "<h2>Sampling results</h2>\n" + sample_table(summary);
+  if (!summary.model_floor.empty()) h += floor_note(summary);
   if (!summary.account.empty()) h += "<h2>Accounting comparison</h2>\n" + account_table(summary);
   if (!summary.audit.empty()) h += "<h2>Privacy audits</h2>\n" + audit_table(summary);
   h += "<h2>Configuration</h2>\n";
@@ -211,6 +229,13 @@ ReportOutcome write_experiment_report(const ReportOptions& options) {
                     options.results.string()));
   }
   out.summary = summarize_results(results, options.results.string());
+  if (!options.floor.empty()) {
+    if (!std::filesystem::exists(options.floor))
+      throw NoInputError(fmt::format(
+          "--floor {}: no such file (expected a results.csv written by `dpmcmc experiment`)",
+          options.floor.string()));
+    add_floor_from(out.summary, read_results(options.floor), options.floor.string());
+  }
   out.out_dir =
       options.out_dir.empty() ? options.results.parent_path() / "report" : options.out_dir;
   std::filesystem::create_directories(out.out_dir);

@@ -17,6 +17,9 @@ struct ReportOptions {
   std::filesystem::path results;  // RESULTS.csv
   std::filesystem::path out_dir;  // empty: the CSV's directory / "report"
   bool plots = true;              // false: no gnuplot, the page has tables only
+  // Another results file whose mmd_exact gives the exact-vs-exact line of the models whose rows
+  // record none (add_floor_from); empty: none.
+  std::filesystem::path floor;
 };
 
 struct ReportOutcome {
@@ -25,7 +28,8 @@ struct ReportOutcome {
   ResultsSummary summary;
 };
 
-// NoInputError for a missing CSV, DataError for a malformed one (file, line, column), ConfigError
+// NoInputError for a missing CSV (RESULTS or floor), DataError for a malformed one (file, line,
+// column), UsageError when the floor file has no value for any model, ConfigError
 // when gnuplot is needed and missing, OutputError when the output cannot be written.
 ReportOutcome write_experiment_report(const ReportOptions& options);
 

@@ -94,6 +94,22 @@ std::string metric_label(const std::string& metric) {
                                      : std::string("mean error");
 }
 
+// The model's exact-vs-exact MMD (ResultsSummary::model_floor), the thesis' black line (002
+// Figures 6.2–6.4), from x = lo to hi; nothing when the model has none.
+void add_floor_line(const ResultsSummary& s, const std::string& model, const std::string& stem,
+                    double lo, double hi, const std::filesystem::path& dir, Panel& p) {
+  const auto it = s.model_floor.find(model);
+  if (it == s.model_floor.end() || !(lo <= hi)) return;
+  const std::string file = fmt::format("{}-{}-exact.dat", stem, safe(model));
+  const std::string y = num(it->second.median);
+  write_file_atomic(
+      dir / file, fmt::format("# x, median MMD of exact draws (constant)\n{} {}\n{} {}\n", num(lo),
+                              y, num(hi), y));
+  p.plots.push_back(fmt::format(
+      "{} using 1:2 with lines dt 3 lw 2 lc rgb 'black' title 'exact vs exact (median)'",
+      gnuplot_quote(file)));
+}
+
 // `kl`: the same figure for the sym_kl column instead of the headline metric.
 std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesystem::path& dir,
                                       Palette& palette, bool kl = false) {
@@ -152,6 +168,7 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
                                     gnuplot_quote(file), palette.colour(g.sampler),
                                     gnuplot_quote(g.sampler + " (non-private)")));
     }
+    if (!kl) add_floor_line(s, model, stem, lo, hi, dir, p);
     panels.push_back(std::move(p));
   }
   return emit(
@@ -232,6 +249,7 @@ std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesyste
     std::map<std::string, std::string> curves;
     std::vector<std::string> order;
     bool positive_x = true, positive_y = true;
+    double lo = INFINITY, hi = -INFINITY;
     for (const auto& g : s.sample) {
       if (g.model != model || !g.sweep_value || value(g).count == 0) continue;
       if (vs_clip && g.llr_clip.count == 0) continue;
@@ -242,6 +260,8 @@ std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesyste
       if (!curves.count(curve)) order.push_back(curve);
       const double x = vs_clip ? g.llr_clip.median : *g.sweep_value;
       positive_x = positive_x && x > 0;
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
       positive_y = positive_y && value(g).q25 > 0;
       curves[curve] += fmt::format("{} {} {} {} {}\n", num(x), num(value(g).median),
                                    num(value(g).q25), num(value(g).q75), num(*g.sweep_value));
@@ -267,6 +287,7 @@ std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesyste
       p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",
                                     gnuplot_quote(file), c, gnuplot_quote(curve)));
     }
+    if (!kl) add_floor_line(s, model, stem, lo, hi, dir, p);
     panels.push_back(std::move(p));
   }
   const std::string what = kl ? "Symmetric KL of 2-d histograms" : "Accuracy";

@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/error.hpp"
 #include "core/types.hpp"
 #include "diagnostics/quantile.hpp"
 
@@ -127,7 +128,8 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
   std::map<SampleKey, Collect> groups;
   using AccountKey = std::tuple<std::size_t, std::size_t, double, std::size_t>;
   std::map<AccountKey, AccountGroup> account;
-  std::map<std::string, std::vector<double>> floor;  // mmd_exact per model
+  std::map<std::string, std::vector<double>> floor;  // mmd_exact per table row (floor_key)
+  std::map<std::string, std::vector<double>> model_floor;
 
   for (const auto& r : results.rows) {
     const std::size_t mi = rank(models, r.text("model"));
@@ -195,6 +197,7 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
       floor[ResultsSummary::floor_key(r.text("model"), r.text("sampler"),
                                       r.number("sweep_value", file))]
           .push_back(*x);
+      model_floor[r.text("model")].push_back(*x);
     }
   }
   for (auto& [key, c] : groups) {
@@ -209,8 +212,34 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
     out.sample.push_back(std::move(c.g));
   }
   for (auto& [key, a] : account) out.account.push_back(std::move(a));
-  for (auto& [model, values] : floor) out.mmd_floor[model] = spread_of(std::move(values));
+  for (auto& [key, values] : floor) out.mmd_floor[key] = spread_of(std::move(values));
+  for (auto& [model, values] : model_floor) out.model_floor[model] = spread_of(std::move(values));
   return out;
+}
+
+void add_floor_from(ResultsSummary& summary, const ResultsFile& other, const std::string& file) {
+  std::set<std::string> wanted;
+  for (const auto& g : summary.sample) {
+    if (g.metric == "mmd" && !summary.model_floor.count(g.model)) wanted.insert(g.model);
+  }
+  std::map<std::string, std::vector<double>> values;
+  for (const auto& r : other.rows) {
+    if (!wanted.count(r.text("model"))) continue;
+    if (const auto x = r.number("mmd_exact", file)) values[r.text("model")].push_back(*x);
+  }
+  if (values.empty()) {
+    std::string models;
+    for (const auto& m : wanted) models += (models.empty() ? "" : ", ") + m;
+    throw UsageError(fmt::format(
+        "--floor {}: no row records mmd_exact for a model that needs one ({}); expected the "
+        "results of an experiment with the mmd metric on these models, e.g. "
+        "experiments/exact-baselines.json",
+        file,
+        models.empty() ? "none: every MMD model of the results has its own, or there is none"
+                       : models));
+  }
+  for (auto& [model, v] : values) summary.model_floor[model] = spread_of(std::move(v));
+  summary.floor_file = file;
 }
 
 namespace {

@@ -109,8 +109,9 @@ std::string summary_markdown(const ResultsSummary& summary) {
                                        : std::string("non-private"));
     rule += "---|";
   }
-  // The MMD's noise floor per row, when the results record it (mmd_exact, since issue #29).
-  const bool any_floor = !summary.mmd_floor.empty();
+  // The MMD's noise floor per row, when the results record it (mmd_exact, since issue #29), else
+  // its model's from another file (add_floor_from).
+  const bool any_floor = !summary.mmd_floor.empty() || !summary.model_floor.empty();
   out += fmt::format(" rows clipped | repeats |{}\n{}---|---|{}\n",
                      any_floor ? " exact vs exact |" : "", rule, any_floor ? "---|" : "");
 
@@ -143,14 +144,25 @@ std::string summary_markdown(const ResultsSummary& summary) {
                        std::isfinite(clip_lo) ? range_of(clip_lo, clip_hi, percent) : "NA",
                        range_of(runs_lo, runs_hi, count_text));
     if (any_floor) {
-      const auto it = summary.mmd_floor.find(
-          ResultsSummary::floor_key(std::get<0>(key), std::get<1>(key), gs.front()->sweep_value));
-      out += gs.front()->metric == "mmd" && it != summary.mmd_floor.end()
-                 ? fmt::format(" {:.3g} |", it->second.median)
-                 : std::string(" – |");
+      const Spread* floor = nullptr;
+      if (const auto it = summary.mmd_floor.find(ResultsSummary::floor_key(
+              std::get<0>(key), std::get<1>(key), gs.front()->sweep_value));
+          it != summary.mmd_floor.end()) {
+        floor = &it->second;
+      } else if (const auto m = summary.model_floor.find(std::get<0>(key));
+                 m != summary.model_floor.end()) {
+        floor = &m->second;
+      }
+      out += gs.front()->metric == "mmd" && floor ? fmt::format(" {:.3g} |", floor->median)
+                                                  : std::string(" – |");
     }
     out += "\n";
   }
+  if (!summary.floor_file.empty())
+    out += fmt::format(
+        "\nexact vs exact: where the rows record no mmd_exact, the median over the model's rows "
+        "of {}.\n",
+        summary.floor_file);
   return out;
 }
 

@@ -201,6 +201,18 @@ TEST(CliExperiment, ClippedRwmhAndSweptReport) {
                         "report/plots/sweep-clipped.png", "report/plots/sweep-clipped.svg"}) {
     ASSERT_TRUE(std::filesystem::exists(out / f)) << f;
   }
+  // The rows record mmd_exact, so the sweep figure draws the exact-vs-exact line.
+  EXPECT_NE(slurp(out / "report/plots/sweep.gp").find("exact vs exact (median)"),
+            std::string::npos);
+  r = run_cli(
+      "report " + (out / "results.csv").string() + " --floor " + (dir / "none.csv").string(), dir);
+  EXPECT_EQ(r.exit_code, 66) << r.err;
+  EXPECT_NE(r.err.find("--floor"), std::string::npos) << r.err;
+  r = run_cli(
+      "report " + (out / "results.csv").string() + " --floor " + (out / "results.csv").string(),
+      dir);
+  EXPECT_EQ(r.exit_code, 64) << r.err;  // every MMD model has its own: nothing to take
+  EXPECT_NE(r.err.find("--floor"), std::string::npos) << r.err;
   EXPECT_NE(slurp(out / "report/report.html").find("banana-flat-2d, rwmh: best clip = "),
             std::string::npos);
 }

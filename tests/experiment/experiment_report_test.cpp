@@ -344,6 +344,99 @@ TEST(ExperimentReport, CountsRunsWithoutRhat) {
   EXPECT_NE(slurp(r.html).find("1.02 [1.015, 1.025] (1 of 3 runs NA)"), std::string::npos);
 }
 
+// The exact-vs-exact MMD (the thesis' black lines): from another file for models whose rows
+// record none (--floor), else from the rows' own mmd_exact. Floor rows 0.02, 0.04, 0.03: type 7
+// median 0.03, Q1 0.025, Q3 0.035. Own rows (a sweep) 0.01 and 0.03: median 0.02.
+TEST(ExperimentReport, ExactVsExactLineFromTheRowsOrAnotherFile) {
+  const auto dir = fresh_dir("floor");
+  const auto file = write_csv(dir);  // banana-flat-2d (MMD) at ε = 1, 2; circle (mean error)
+  std::string floor_text = results_header();
+  const std::vector<std::string> exact = {"0.02", "0.04", "0.03"};
+  for (int i = 0; i < 3; ++i) {
+    ResultRow r = sample_row("banana-flat-2d", "rwmh", "NA", i + 1, "0.5", "1", "0.5", "NA");
+    r.cells["mmd_exact"] = exact[static_cast<std::size_t>(i)];
+    floor_text += format_row(r);
+  }
+  ResultRow other = sample_row("gauss-30d", "rwmh", "NA", 1, "0.5", "1", "0.5", "NA");
+  other.cells["mmd_exact"] = "0.9";
+  floor_text += format_row(other);
+  const auto floor_file = dir / "floor.csv";
+  std::ofstream(floor_file) << floor_text;
+
+  ReportOptions o;
+  o.results = file;
+  o.plots = false;
+  {
+    const auto r = write_experiment_report(o);  // without --floor: no line, no column
+    EXPECT_TRUE(r.summary.model_floor.empty());
+    EXPECT_EQ(slurp(r.out_dir / "plots/accuracy.gp").find("exact vs exact"), std::string::npos);
+    EXPECT_EQ(slurp(r.summary_md).find("exact vs exact"), std::string::npos);
+  }
+  o.floor = floor_file;
+  const auto r = write_experiment_report(o);
+  ASSERT_EQ(r.summary.model_floor.size(), 1u);  // gauss-30d is not in the results
+  const Spread& f = r.summary.model_floor.at("banana-flat-2d");
+  EXPECT_DOUBLE_EQ(f.median, 0.03);
+  EXPECT_DOUBLE_EQ(f.q25, 0.025);
+  EXPECT_DOUBLE_EQ(f.q75, 0.035);
+  const auto plots = r.out_dir / "plots";
+  EXPECT_EQ(slurp(plots / "accuracy-banana-flat-2d-exact.dat"),
+            "# x, median MMD of exact draws (constant)\n1 0.03\n2 0.03\n");
+  EXPECT_NE(slurp(plots / "accuracy.gp")
+                .find("'accuracy-banana-flat-2d-exact.dat' using 1:2 with lines dt 3 lw 2 lc rgb "
+                      "'black' title 'exact vs exact (median)'"),
+            std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(plots / "accuracy-circle-exact.dat"));
+  const std::string table = slurp(r.summary_md);
+  EXPECT_NE(table.find("| banana-flat-2d | s1 | mmd | – | 0.25 | 0.05 | 1.0%–2.0% | 1–4 | 0.03 |"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("| circle | s1 | mean_error |"), std::string::npos) << table;
+  EXPECT_NE(table.find(floor_file.string()), std::string::npos) << table;
+  EXPECT_NE(slurp(r.html).find("banana-flat-2d 0.03 [0.025, 0.035]"), std::string::npos);
+
+  // A floor file with nothing for these models is refused, naming the option and the models.
+  std::ofstream(floor_file) << results_header() + format_row(other);
+  try {
+    write_experiment_report(o);
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("--floor " + floor_file.string()), std::string::npos) << m;
+    EXPECT_NE(m.find("banana-flat-2d"), std::string::npos) << m;
+  }
+  o.floor = dir / "missing.csv";
+  EXPECT_THROW(write_experiment_report(o), NoInputError);
+
+  // Rows with their own mmd_exact (a sweep): the line spans the swept values and the clipped
+  // fractions.
+  const auto sweep_dir = fresh_dir("floor-sweep");
+  std::string text = results_header();
+  for (const auto& [value, clip, mmd_exact] :
+       {std::tuple{"0.5", "0.5", "0.01"}, std::tuple{"1000", "0", "0.03"}}) {
+    ResultRow r = sample_row("banana-flat-2d", "rwmh", "NA", 1, "0.2", "1", "0.5", clip);
+    r.set("sweep_param", "clip");
+    r.cells["sweep_value"] = value;
+    r.cells["mmd_exact"] = mmd_exact;
+    text += format_row(r);
+  }
+  std::ofstream(sweep_dir / "results.csv") << text;
+  ReportOptions so;
+  so.results = sweep_dir / "results.csv";
+  so.plots = false;
+  const auto sr = write_experiment_report(so);
+  EXPECT_DOUBLE_EQ(sr.summary.model_floor.at("banana-flat-2d").median, 0.02);
+  EXPECT_TRUE(sr.summary.floor_file.empty());
+  EXPECT_EQ(slurp(sr.out_dir / "plots/sweep-banana-flat-2d-exact.dat"),
+            "# x, median MMD of exact draws (constant)\n0.5 0.02\n1000 0.02\n");
+  EXPECT_EQ(slurp(sr.out_dir / "plots/sweep-clipped-banana-flat-2d-exact.dat"),
+            "# x, median MMD of exact draws (constant)\n0 0.02\n0.5 0.02\n");
+  // Per row, the table keeps the row's own floor (0.01 at clip 0.5, 0.03 at 1000).
+  const std::string sweep_table = slurp(sr.summary_md);
+  EXPECT_NE(sweep_table.find("| 0.01 |\n"), std::string::npos) << sweep_table;
+  EXPECT_NE(sweep_table.find("| 0.03 |\n"), std::string::npos) << sweep_table;
+}
+
 TEST(ExperimentReport, MissingGnuplotIsAClearError) {
   const auto dir = fresh_dir("nognuplot");
   const auto file = write_csv(dir);
