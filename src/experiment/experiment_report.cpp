@@ -142,20 +142,23 @@ std::string audit_table(const ResultsSummary& s) {
          "statement.</p>\n";
 }
 
-// The exact-vs-exact MMD per model, the black dotted line of the MMD figures.
+// The exact-vs-exact MMD, the dotted lines of the MMD figures: per model and sampler from the
+// rows, per model from the --floor file.
 std::string floor_note(const ResultsSummary& s) {
   std::string h =
-      "<p class=\"note\">Exact vs exact (the MMD of as many exact posterior draws against the "
-      "same reference, the MMD's noise floor; black dotted line in the figures), median [IQR]";
-  if (!s.floor_file.empty())
-    h += " (from <code>" + html_escape(s.floor_file) + "</code> where the rows record none)";
-  h += ":";
+      "<p class=\"note\">Exact vs exact (the MMD of exact posterior draws against the same "
+      "reference, the MMD's noise floor; dotted lines in the MMD figures), median [IQR]:";
   const char* sep = " ";
-  for (const auto& [model, f] : s.model_floor) {
-    h += fmt::format("{}{} {} [{}, {}]", sep, html_escape(model), show(f.median), show(f.q25),
+  const auto add = [&](const std::string& name, const Spread& f) {
+    h += fmt::format("{}{} {} [{}, {}]", sep, html_escape(name), show(f.median), show(f.q25),
                      show(f.q75));
     sep = "; ";
-  }
+  };
+  for (const auto& [key, f] : s.sampler_floor) add(key.substr(0, key.size() - 1), f);
+  for (const auto& [model, f] : s.model_floor) add(model, f);
+  if (!s.floor_file.empty())
+    h += "; per model from <code>" + html_escape(s.floor_file) + "</code>, whose rows have " +
+         "their own number of draws";
   return h + ".</p>\n";
 }
 
@@ -205,7 +208,7 @@ std::string page(const ReportOptions& options, const ResultsSummary& summary,
     }
   }
   if (!summary.sample.empty()) h += "<h2>Sampling results</h2>\n" + sample_table(summary);
-  if (!summary.model_floor.empty()) h += floor_note(summary);
+  if (!summary.sampler_floor.empty() || !summary.model_floor.empty()) h += floor_note(summary);
   if (!summary.account.empty()) h += "<h2>Accounting comparison</h2>\n" + account_table(summary);
   if (!summary.audit.empty()) h += "<h2>Privacy audits</h2>\n" + audit_table(summary);
   h += "<h2>Configuration</h2>\n";

@@ -94,20 +94,36 @@ std::string metric_label(const std::string& metric) {
                                      : std::string("mean error");
 }
 
-// The model's exact-vs-exact MMD (ResultsSummary::model_floor), the thesis' black line (002
-// Figures 6.2–6.4), from x = lo to hi; nothing when the model has none.
-void add_floor_line(const ResultsSummary& s, const std::string& model, const std::string& stem,
-                    double lo, double hi, const std::filesystem::path& dir, Panel& p) {
-  const auto it = s.model_floor.find(model);
-  if (it == s.model_floor.end() || !(lo <= hi)) return;
-  const std::string file = fmt::format("{}-{}-exact.dat", stem, safe(model));
-  const std::string y = num(it->second.median);
-  write_file_atomic(
-      dir / file, fmt::format("# x, median MMD of exact draws (constant)\n{} {}\n{} {}\n", num(lo),
-                              y, num(hi), y));
-  p.plots.push_back(fmt::format(
-      "{} using 1:2 with lines dt 3 lw 2 lc rgb 'black' title 'exact vs exact (median)'",
-      gnuplot_quote(file)));
+// The exact-vs-exact MMD from x = lo to hi, the thesis' black lines (002 Figures 6.2–6.4): one
+// dotted line per sampler of the panel in its colour when the rows record it (it depends on the
+// sampler's number of draws), else a black one for the model from the --floor file.
+void add_floor_lines(const ResultsSummary& s, const std::string& model,
+                     const std::vector<std::string>& samplers, const std::string& stem, double lo,
+                     double hi, const std::filesystem::path& dir, Palette& palette, Panel& p) {
+  if (!(lo <= hi)) return;
+  const auto line = [&](const std::string& name, const Spread& f, const std::string& colour,
+                        const std::string& title) {
+    const std::string file = fmt::format("{}-{}-exact.dat", stem, safe(name));
+    const std::string y = num(f.median);
+    write_file_atomic(dir / file,
+                      fmt::format("# x, median MMD of exact draws (constant)\n{} {}\n{} {}\n",
+                                  num(lo), y, num(hi), y));
+    p.plots.push_back(fmt::format("{} using 1:2 with lines dt 3 lw 2 lc rgb '{}' {}",
+                                  gnuplot_quote(file), colour, title));
+  };
+  bool titled = false;
+  for (const auto& sampler : samplers) {
+    const auto it = s.sampler_floor.find(ResultsSummary::floor_key(model, sampler, std::nullopt));
+    if (it == s.sampler_floor.end()) continue;
+    line(model + "-" + sampler, it->second, palette.colour(sampler),
+         titled
+             ? "notitle"
+             : "title " + gnuplot_quote("exact vs exact (dotted, at the draws of each sampler)"));
+    titled = true;
+  }
+  if (titled) return;
+  if (const auto it = s.model_floor.find(model); it != s.model_floor.end())
+    line(model, it->second, "black", "title " + gnuplot_quote("exact vs exact (median)"));
 }
 
 // `kl`: the same figure for the sym_kl column instead of the headline metric.
@@ -168,7 +184,14 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
                                     gnuplot_quote(file), palette.colour(g.sampler),
                                     gnuplot_quote(g.sampler + " (non-private)")));
     }
-    if (!kl) add_floor_line(s, model, stem, lo, hi, dir, p);
+    if (!kl) {
+      std::vector<std::string> samplers;
+      for (const auto& g : s.sample) {
+        if (g.model == model && value(g).count > 0 && !g.sweep_value)
+          samplers = ordered(samplers, g.sampler);
+      }
+      add_floor_lines(s, model, samplers, stem, lo, hi, dir, palette, p);
+    }
     panels.push_back(std::move(p));
   }
   return emit(
@@ -250,6 +273,7 @@ std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesyste
     std::vector<std::string> order;
     bool positive_x = true, positive_y = true;
     double lo = INFINITY, hi = -INFINITY;
+    std::vector<std::string> samplers;  // of the curves, for their exact-vs-exact lines
     for (const auto& g : s.sample) {
       if (g.model != model || !g.sweep_value || value(g).count == 0) continue;
       if (vs_clip && g.llr_clip.count == 0) continue;
@@ -258,6 +282,7 @@ std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesyste
                  " (median, IQR)";
       const std::string curve = sweep_curve(g);
       if (!curves.count(curve)) order.push_back(curve);
+      samplers = ordered(samplers, g.sampler);
       const double x = vs_clip ? g.llr_clip.median : *g.sweep_value;
       positive_x = positive_x && x > 0;
       lo = std::min(lo, x);
@@ -287,7 +312,7 @@ std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesyste
       p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",
                                     gnuplot_quote(file), c, gnuplot_quote(curve)));
     }
-    if (!kl) add_floor_line(s, model, stem, lo, hi, dir, p);
+    if (!kl) add_floor_lines(s, model, samplers, stem, lo, hi, dir, palette, p);
     panels.push_back(std::move(p));
   }
   const std::string what = kl ? "Symmetric KL of 2-d histograms" : "Accuracy";

@@ -129,7 +129,7 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
   using AccountKey = std::tuple<std::size_t, std::size_t, double, std::size_t>;
   std::map<AccountKey, AccountGroup> account;
   std::map<std::string, std::vector<double>> floor;  // mmd_exact per table row (floor_key)
-  std::map<std::string, std::vector<double>> model_floor;
+  std::map<std::string, std::vector<double>> sampler_floor;
 
   for (const auto& r : results.rows) {
     const std::size_t mi = rank(models, r.text("model"));
@@ -197,7 +197,8 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
       floor[ResultsSummary::floor_key(r.text("model"), r.text("sampler"),
                                       r.number("sweep_value", file))]
           .push_back(*x);
-      model_floor[r.text("model")].push_back(*x);
+      sampler_floor[ResultsSummary::floor_key(r.text("model"), r.text("sampler"), std::nullopt)]
+          .push_back(*x);
     }
   }
   for (auto& [key, c] : groups) {
@@ -213,15 +214,20 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
   }
   for (auto& [key, a] : account) out.account.push_back(std::move(a));
   for (auto& [key, values] : floor) out.mmd_floor[key] = spread_of(std::move(values));
-  for (auto& [model, values] : model_floor) out.model_floor[model] = spread_of(std::move(values));
+  for (auto& [key, values] : sampler_floor) out.sampler_floor[key] = spread_of(std::move(values));
   return out;
 }
 
 void add_floor_from(ResultsSummary& summary, const ResultsFile& other, const std::string& file) {
-  std::set<std::string> wanted;
+  std::set<std::string> wanted, own;
   for (const auto& g : summary.sample) {
-    if (g.metric == "mmd" && !summary.model_floor.count(g.model)) wanted.insert(g.model);
+    if (g.metric != "mmd") continue;
+    if (summary.sampler_floor.count(ResultsSummary::floor_key(g.model, g.sampler, std::nullopt)))
+      own.insert(g.model);
+    else
+      wanted.insert(g.model);
   }
+  for (const auto& m : own) wanted.erase(m);
   std::map<std::string, std::vector<double>> values;
   for (const auto& r : other.rows) {
     if (!wanted.count(r.text("model"))) continue;

@@ -75,19 +75,23 @@ struct ResultsSummary {
   std::map<std::string, Spread> mmd_floor;
   static std::string floor_key(const std::string& model, const std::string& sampler,
                                std::optional<double> sweep_value);
-  // Per model: every mmd_exact of its rows pooled, or, for a model whose rows have none, those of
-  // another results file (add_floor_from: the thesis experiments' rows predate the column and
-  // exact-baselines.json measures it on its own). The figures draw its median as the black
-  // line of 002 Figures 6.2–6.4; the table falls back to it for a row without its own floor.
+  // Per (model, sampler), floor_key without a sweep value: every mmd_exact of its rows pooled
+  // (one sampler keeps the same number of draws across ε and sweep values). The MMD figures draw
+  // its median as a dotted line in the sampler's colour, the thesis' black lines (002 Figures
+  // 6.2–6.4) at each sampler's number of draws.
+  std::map<std::string, Spread> sampler_floor;
+  // Per model, for models whose rows record no mmd_exact: another results file's (add_floor_from;
+  // the thesis experiments' rows predate the column and exact-baselines.json measures it on its
+  // own). The figures draw it as a black line; the table falls back to it.
   std::map<std::string, Spread> model_floor;
-  std::string floor_file;  // the other file, when add_floor_from took a model's floor from it
+  std::string floor_file;  // that other file
 };
 
 // `file` names the CSV in messages (DataError for a non-numeric cell, with its line).
 ResultsSummary summarize_results(const ResultsFile& results, const std::string& file);
 
-// Takes model_floor from `other`'s mmd_exact for every MMD model of `summary` without one of its
-// own. UsageError naming --floor when `other` gives none of them a value.
+// Takes model_floor from `other`'s mmd_exact for every MMD model of `summary` whose rows record
+// none. UsageError naming --floor when `other` gives none of them a value.
 void add_floor_from(ResultsSummary& summary, const ResultsFile& other, const std::string& file);
 
 // Sentences read off the numbers: the sampler with the lowest median metric at each ε, the

@@ -345,8 +345,9 @@ TEST(ExperimentReport, CountsRunsWithoutRhat) {
 }
 
 // The exact-vs-exact MMD (the thesis' black lines): from another file for models whose rows
-// record none (--floor), else from the rows' own mmd_exact. Floor rows 0.02, 0.04, 0.03: type 7
-// median 0.03, Q1 0.025, Q3 0.035. Own rows (a sweep) 0.01 and 0.03: median 0.02.
+// record none (--floor), else from the rows' own mmd_exact, per sampler. Floor rows 0.02, 0.04,
+// 0.03: type 7 median 0.03, Q1 0.025, Q3 0.035. Own rows (a sweep): rwmh 0.01 and 0.03, median
+// 0.02; hmc 0.05.
 TEST(ExperimentReport, ExactVsExactLineFromTheRowsOrAnotherFile) {
   const auto dir = fresh_dir("floor");
   const auto file = write_csv(dir);  // banana-flat-2d (MMD) at ε = 1, 2; circle (mean error)
@@ -369,6 +370,7 @@ TEST(ExperimentReport, ExactVsExactLineFromTheRowsOrAnotherFile) {
   {
     const auto r = write_experiment_report(o);  // without --floor: no line, no column
     EXPECT_TRUE(r.summary.model_floor.empty());
+    EXPECT_TRUE(r.summary.sampler_floor.empty());
     EXPECT_EQ(slurp(r.out_dir / "plots/accuracy.gp").find("exact vs exact"), std::string::npos);
     EXPECT_EQ(slurp(r.summary_md).find("exact vs exact"), std::string::npos);
   }
@@ -382,10 +384,12 @@ TEST(ExperimentReport, ExactVsExactLineFromTheRowsOrAnotherFile) {
   const auto plots = r.out_dir / "plots";
   EXPECT_EQ(slurp(plots / "accuracy-banana-flat-2d-exact.dat"),
             "# x, median MMD of exact draws (constant)\n1 0.03\n2 0.03\n");
-  EXPECT_NE(slurp(plots / "accuracy.gp")
-                .find("'accuracy-banana-flat-2d-exact.dat' using 1:2 with lines dt 3 lw 2 lc rgb "
-                      "'black' title 'exact vs exact (median)'"),
-            std::string::npos);
+  const std::string gp = slurp(plots / "accuracy.gp");
+  EXPECT_NE(gp.find("'accuracy-banana-flat-2d-exact.dat' using 1:2 with lines dt 3 lw 2 lc rgb "
+                    "'black' title "),
+            std::string::npos)
+      << gp;
+  EXPECT_NE(gp.find("exact vs exact (median)"), std::string::npos) << gp;
   EXPECT_FALSE(std::filesystem::exists(plots / "accuracy-circle-exact.dat"));
   const std::string table = slurp(r.summary_md);
   EXPECT_NE(table.find("| banana-flat-2d | s1 | mmd | – | 0.25 | 0.05 | 1.0%–2.0% | 1–4 | 0.03 |"),
@@ -412,9 +416,10 @@ TEST(ExperimentReport, ExactVsExactLineFromTheRowsOrAnotherFile) {
   // fractions.
   const auto sweep_dir = fresh_dir("floor-sweep");
   std::string text = results_header();
-  for (const auto& [value, clip, mmd_exact] :
-       {std::tuple{"0.5", "0.5", "0.01"}, std::tuple{"1000", "0", "0.03"}}) {
-    ResultRow r = sample_row("banana-flat-2d", "rwmh", "NA", 1, "0.2", "1", "0.5", clip);
+  for (const auto& [sampler, value, clip, mmd_exact] :
+       {std::tuple{"rwmh", "0.5", "0.5", "0.01"}, std::tuple{"rwmh", "1000", "0", "0.03"},
+        std::tuple{"hmc", "1000", "0", "0.05"}}) {
+    ResultRow r = sample_row("banana-flat-2d", sampler, "NA", 1, "0.2", "1", "0.5", clip);
     r.set("sweep_param", "clip");
     r.cells["sweep_value"] = value;
     r.cells["mmd_exact"] = mmd_exact;
@@ -425,12 +430,31 @@ TEST(ExperimentReport, ExactVsExactLineFromTheRowsOrAnotherFile) {
   so.results = sweep_dir / "results.csv";
   so.plots = false;
   const auto sr = write_experiment_report(so);
-  EXPECT_DOUBLE_EQ(sr.summary.model_floor.at("banana-flat-2d").median, 0.02);
-  EXPECT_TRUE(sr.summary.floor_file.empty());
-  EXPECT_EQ(slurp(sr.out_dir / "plots/sweep-banana-flat-2d-exact.dat"),
+  EXPECT_DOUBLE_EQ(sr.summary.sampler_floor.at("banana-flat-2d/rwmh/").median, 0.02);
+  EXPECT_DOUBLE_EQ(sr.summary.sampler_floor.at("banana-flat-2d/hmc/").median, 0.05);
+  EXPECT_TRUE(sr.summary.model_floor.empty());
+  EXPECT_EQ(slurp(sr.out_dir / "plots/sweep-banana-flat-2d-rwmh-exact.dat"),
             "# x, median MMD of exact draws (constant)\n0.5 0.02\n1000 0.02\n");
-  EXPECT_EQ(slurp(sr.out_dir / "plots/sweep-clipped-banana-flat-2d-exact.dat"),
+  EXPECT_EQ(slurp(sr.out_dir / "plots/sweep-banana-flat-2d-hmc-exact.dat"),
+            "# x, median MMD of exact draws (constant)\n0.5 0.05\n1000 0.05\n");
+  EXPECT_EQ(slurp(sr.out_dir / "plots/sweep-clipped-banana-flat-2d-rwmh-exact.dat"),
             "# x, median MMD of exact draws (constant)\n0 0.02\n0.5 0.02\n");
+  // One legend entry for the sampler lines (the script draws PNG and SVG: two copies), each
+  // line in its sampler's colour.
+  const std::string sweep_gp = slurp(sr.out_dir / "plots/sweep.gp");
+  std::size_t titles = 0;
+  for (auto at = sweep_gp.find("exact vs exact (dotted, at the draws of each sampler)");
+       at != std::string::npos; at = sweep_gp.find("exact vs exact (dotted", at + 1))
+    ++titles;
+  EXPECT_EQ(titles, 2u) << sweep_gp;
+  EXPECT_NE(sweep_gp.find("'sweep-banana-flat-2d-hmc-exact.dat' using 1:2 with lines dt 3 lw 2 "
+                          "lc rgb '#D55E00' notitle"),
+            std::string::npos)
+      << sweep_gp;
+  EXPECT_NE(slurp(sr.html).find("banana-flat-2d/hmc 0.05 [0.05, 0.05]"), std::string::npos);
+  // --floor is refused when every MMD model has its own.
+  so.floor = sweep_dir / "results.csv";
+  EXPECT_THROW(write_experiment_report(so), UsageError);
   // Per row, the table keeps the row's own floor (0.01 at clip 0.5, 0.03 at 1000).
   const std::string sweep_table = slurp(sr.summary_md);
   EXPECT_NE(sweep_table.find("| 0.01 |\n"), std::string::npos) << sweep_table;
