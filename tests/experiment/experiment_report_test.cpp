@@ -51,6 +51,20 @@ ResultRow sample_row(const std::string& model, const std::string& sampler, const
   return r;
 }
 
+// Rows of `sampler` on banana-flat-2d at `eps` with MMD `mmd`, repeat i + 1 with `column` set to
+// values[i].
+std::string rows_setting(const std::string& sampler, const std::string& eps, const std::string& mmd,
+                         const std::string& column, const std::vector<std::string>& values) {
+  std::string text;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    ResultRow r =
+        sample_row("banana-flat-2d", sampler, eps, static_cast<int>(i) + 1, mmd, "1", "0.5", "NA");
+    r.cells[column] = values[i];
+    text += format_row(r);
+  }
+  return text;
+}
+
 ResultRow account_row(const std::string& accountant, double eps, std::uint64_t iterations) {
   ResultRow r;
   r.set("kind", "account");
@@ -325,13 +339,8 @@ TEST(ExperimentReport, SymKlSummaryReadingAndFigure) {
 // and the summary and page both say that one of the three was left out.
 TEST(ExperimentReport, CountsRunsWithoutRhat) {
   const auto dir = fresh_dir("rhatna");
-  std::string text = results_header();
-  const std::vector<std::string> rhats = {"1.01", "1.03", "NA"};
-  for (int i = 0; i < 3; ++i) {
-    ResultRow r = sample_row("banana-flat-2d", "s1", "1", i + 1, "0.1", "1", "0.5", "NA");
-    r.cells["max_rhat"] = rhats[static_cast<std::size_t>(i)];
-    text += format_row(r);
-  }
+  const std::string text =
+      results_header() + rows_setting("s1", "1", "0.1", "max_rhat", {"1.01", "1.03", "NA"});
   const auto file = dir / "results.csv";
   std::ofstream(file) << text;
   ReportOptions o;
@@ -351,13 +360,8 @@ TEST(ExperimentReport, CountsRunsWithoutRhat) {
 TEST(ExperimentReport, ExactVsExactLineFromTheRowsOrAnotherFile) {
   const auto dir = fresh_dir("floor");
   const auto file = write_csv(dir);  // banana-flat-2d (MMD) at ε = 1, 2; circle (mean error)
-  std::string floor_text = results_header();
-  const std::vector<std::string> exact = {"0.02", "0.04", "0.03"};
-  for (int i = 0; i < 3; ++i) {
-    ResultRow r = sample_row("banana-flat-2d", "rwmh", "NA", i + 1, "0.5", "1", "0.5", "NA");
-    r.cells["mmd_exact"] = exact[static_cast<std::size_t>(i)];
-    floor_text += format_row(r);
-  }
+  std::string floor_text =
+      results_header() + rows_setting("rwmh", "NA", "0.5", "mmd_exact", {"0.02", "0.04", "0.03"});
   ResultRow other = sample_row("gauss-30d", "rwmh", "NA", 1, "0.5", "1", "0.5", "NA");
   other.cells["mmd_exact"] = "0.9";
   floor_text += format_row(other);
