@@ -22,10 +22,13 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "experiment/experiment_runner.hpp"
 #include "experiment/experiment_spec.hpp"
@@ -184,6 +187,47 @@ TEST(CommittedResults, PrivateCellsReproduceUnderOneKeyFile) {
   }
   EXPECT_TRUE(other_noise) << "another key gave the same draws in every cell";
   std::filesystem::remove_all(dir);
+}
+
+// Every shipped spec loads under each of its profiles, and every committed results file
+// experiments/results/NAME-full/results.csv belongs to the current NAME.json: each row is a cell
+// of its full grid with that cell's spec hash, so a resumed run keeps it (the runner refuses a
+// file whose rows another spec computed). Editing a spec in a way that changes its committed
+// cells fails here rather than at the next resume.
+TEST(CommittedResults, EveryShippedSpecLoadsAndOwnsItsCommittedRows) {
+  std::size_t specs = 0, files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kSource / "experiments")) {
+    const auto& file = entry.path();
+    if (file.extension() != ".json" && file.extension() != ".toml") continue;
+    ++specs;
+    std::vector<std::string> profiles = {"full"};
+    if (file.extension() == ".json") {
+      std::ifstream in(file);
+      const auto doc = nlohmann::json::parse(in);
+      if (doc.contains("profiles")) {
+        for (const auto& [name, body] : doc.at("profiles").items()) profiles.push_back(name);
+      }
+    }
+    for (const auto& profile : profiles) {
+      EXPECT_NO_THROW(load_experiment_spec(file, profile)) << file << ", profile " << profile;
+    }
+    const auto results =
+        kSource / "experiments/results" / (file.stem().string() + "-full") / "results.csv";
+    if (!std::filesystem::exists(results)) continue;
+    ++files;
+    const auto cells = experiment_cells(load_experiment_spec(file, "full"));
+    std::map<std::string, std::string> hash_of;
+    for (const auto& c : cells) hash_of[c.key] = c.spec_hash;
+    for (const auto& row : read_results(results).rows) {
+      const auto it = hash_of.find(row.cell_key());
+      ASSERT_NE(it, hash_of.end())
+          << results << ":" << row.line << ": " << row.cell_key() << " is not a cell of " << file;
+      EXPECT_EQ(row.text("spec_hash"), it->second)
+          << results << ":" << row.line << ": " << row.cell_key();
+    }
+  }
+  EXPECT_GE(specs, 15u);
+  EXPECT_GE(files, 13u);
 }
 
 }  // namespace
