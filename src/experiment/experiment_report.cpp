@@ -154,6 +154,7 @@ std::string floor_note(const ResultsSummary& s) {
                      show(f.q75));
     sep = "; ";
   };
+  // A sampler's key is "model/sampler/" (floor_key without a sweep value): shown without the '/'.
   for (const auto& [key, f] : s.sampler_floor) add(key.substr(0, key.size() - 1), f);
   for (const auto& [model, f] : s.model_floor) add(model, f);
   if (!s.floor_file.empty())
