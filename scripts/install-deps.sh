@@ -7,7 +7,7 @@ packages=(
   libeigen3-dev libboost-dev libfftw3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libsodium-dev libsqlite3-dev libtbb-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev clang-format
   dataset-fashion-mnist gnuplot-nox
-  python3 python3-dev pybind11-dev python3-numpy python3-pytest python3-sklearn
+  python3 python3-dev pybind11-dev python3-numpy python3-scipy python3-pytest python3-sklearn
   "$@"
 )
 missing=()
