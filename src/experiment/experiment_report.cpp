@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -142,24 +143,23 @@ std::string audit_table(const ResultsSummary& s) {
          "statement.</p>\n";
 }
 
-// The exact-vs-exact MMD, the dotted lines of the MMD figures: per model and sampler from the
-// rows, per model from the --floor file.
+// Where the exact-vs-exact MMD comes from: the dotted lines of the MMD figures.
 std::string floor_note(const ResultsSummary& s) {
   std::string h =
-      "<p class=\"note\">Exact vs exact (the MMD of exact posterior draws against the same "
-      "reference, the MMD's noise floor; dotted lines in the MMD figures), median [IQR]:";
-  const char* sep = " ";
-  const auto add = [&](const std::string& name, const Spread& f) {
-    h += fmt::format("{}{} {} [{}, {}]", sep, html_escape(name), show(f.median), show(f.q25),
-                     show(f.q75));
-    sep = "; ";
-  };
-  // A sampler's key is "model/sampler/" (floor_key without a sweep value): shown without the '/'.
-  for (const auto& [key, f] : s.sampler_floor) add(key.substr(0, key.size() - 1), f);
-  for (const auto& [model, f] : s.model_floor) add(model, f);
-  if (!s.floor_file.empty())
-    h += "; per model from <code>" + html_escape(s.floor_file) + "</code>, whose rows have " +
-         "their own number of draws";
+      "<p class=\"note\">Dotted lines in the MMD figures: the MMD of as many exact posterior "
+      "draws as the cells kept, against the same reference (the MMD's noise floor; column "
+      "mmd_exact), median per point";
+  if (!s.floor_file.empty()) {
+    h += "; black: per model from <code>" + html_escape(s.floor_file) +
+         "</code>, whose rows kept their own number of draws (median [IQR]:";
+    const char* sep = " ";
+    for (const auto& [model, f] : s.model_floor) {
+      h += fmt::format("{}{} {} [{}, {}]", sep, html_escape(model), show(f.median), show(f.q25),
+                       show(f.q75));
+      sep = "; ";
+    }
+    h += ")";
+  }
   return h + ".</p>\n";
 }
 
@@ -209,7 +209,10 @@ std::string page(const ReportOptions& options, const ResultsSummary& summary,
     }
   }
   if (!summary.sample.empty()) h += "<h2>Sampling results</h2>\n" + sample_table(summary);
-  if (!summary.sampler_floor.empty() || !summary.model_floor.empty()) h += floor_note(summary);
+  if (!summary.model_floor.empty() ||
+      std::any_of(summary.sample.begin(), summary.sample.end(),
+                  [](const SampleGroup& g) { return g.exact.count > 0; }))
+    h += floor_note(summary);
   if (!summary.account.empty()) h += "<h2>Accounting comparison</h2>\n" + account_table(summary);
   if (!summary.audit.empty()) h += "<h2>Privacy audits</h2>\n" + audit_table(summary);
   h += "<h2>Configuration</h2>\n";
@@ -234,11 +237,15 @@ ReportOutcome write_experiment_report(const ReportOptions& options) {
   }
   out.summary = summarize_results(results, options.results.string());
   if (!options.floor.empty()) {
-    if (!std::filesystem::exists(options.floor))
+    if (!std::filesystem::is_regular_file(options.floor))
       throw NoInputError(fmt::format(
           "--floor {}: no such file (expected a results.csv written by `dpmcmc experiment`)",
           options.floor.string()));
-    add_floor_from(out.summary, read_results(options.floor), options.floor.string());
+    const ResultsFile floor = read_results(options.floor);
+    if (floor.truncated_last_line)
+      throw DataError(fmt::format("--floor {}: the last line is incomplete (an interrupted run?)",
+                                  options.floor.string()));
+    add_floor_from(out.summary, floor, options.floor.string());
   }
   out.out_dir =
       options.out_dir.empty() ? options.results.parent_path() / "report" : options.out_dir;

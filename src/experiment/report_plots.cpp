@@ -94,36 +94,35 @@ std::string metric_label(const std::string& metric) {
                                      : std::string("mean error");
 }
 
-// The exact-vs-exact MMD from x = lo to hi, the thesis' black lines (002 Figures 6.2–6.4): one
-// dotted line per sampler of the panel in its colour when the rows record it (it depends on the
-// sampler's number of draws), else a black one for the model from the --floor file.
+// The exact-vs-exact MMD, the thesis' black lines (002 Figures 6.2–6.4), as dotted lines: per
+// curve from its cells' own mmd_exact (`exact`: curve → "x median" lines; it depends on the number
+// of draws kept, which a private sampler's budget sets per ε), in the curve's colour; else, for a
+// model whose rows record none, one black line from x = lo to hi with the --floor file's median.
 void add_floor_lines(const ResultsSummary& s, const std::string& model,
-                     const std::vector<std::string>& samplers, const std::string& stem, double lo,
-                     double hi, const std::filesystem::path& dir, Palette& palette, Panel& p) {
-  if (!(lo <= hi)) return;
-  const auto line = [&](const std::string& name, const Spread& f, const std::string& colour,
+                     const std::vector<std::string>& order,
+                     const std::map<std::string, std::string>& exact, const std::string& stem,
+                     double lo, double hi, const std::filesystem::path& dir, Palette& palette,
+                     Panel& p) {
+  const auto line = [&](const std::string& name, const std::string& data, const std::string& colour,
                         const std::string& title) {
     const std::string file = fmt::format("{}-{}-exact.dat", stem, safe(name));
-    const std::string y = num(f.median);
-    write_file_atomic(dir / file,
-                      fmt::format("# x, median MMD of exact draws (constant)\n{} {}\n{} {}\n",
-                                  num(lo), y, num(hi), y));
+    write_file_atomic(dir / file, "# x, median MMD of as many exact draws\n" + data);
     p.plots.push_back(fmt::format("{} using 1:2 with lines dt 3 lw 2 lc rgb '{}' {}",
                                   gnuplot_quote(file), colour, title));
   };
   bool titled = false;
-  for (const auto& sampler : samplers) {
-    const auto it = s.sampler_floor.find(ResultsSummary::floor_key(model, sampler, std::nullopt));
-    if (it == s.sampler_floor.end()) continue;
-    line(model + "-" + sampler, it->second, palette.colour(sampler),
-         titled
-             ? "notitle"
-             : "title " + gnuplot_quote("exact vs exact (dotted, at the draws of each sampler)"));
+  for (const auto& curve : order) {
+    const auto it = exact.find(curve);
+    if (it == exact.end()) continue;
+    line(model + "-" + curve, it->second, palette.colour(curve),
+         titled ? "notitle" : "title " + gnuplot_quote("exact vs exact (dotted, same draws)"));
     titled = true;
   }
-  if (titled) return;
-  if (const auto it = s.model_floor.find(model); it != s.model_floor.end())
-    line(model, it->second, "black", "title " + gnuplot_quote("exact vs exact (median)"));
+  const auto it = s.model_floor.find(model);
+  if (titled || it == s.model_floor.end() || !(lo <= hi)) return;
+  const std::string y = num(it->second.median);
+  line(model, fmt::format("{} {}\n{} {}\n", num(lo), y, num(hi), y), "black",
+       "title " + gnuplot_quote("exact vs exact (median)"));
 }
 
 // `kl`: the same figure for the sym_kl column instead of the headline metric.
@@ -146,6 +145,7 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
     double lo = INFINITY, hi = -INFINITY, ymin = INFINITY;
     bool proportion = false;  // test accuracy lies in [0, 1]: a linear axis reads better
     std::map<std::string, std::string> curves;  // sampler → data
+    std::map<std::string, std::string> exact;   // sampler → its exact-vs-exact MMD per ε
     std::vector<std::string> order;
     for (const auto& g : s.sample) {
       if (g.model != model || value(g).count == 0 || g.sweep_value) continue;
@@ -159,6 +159,8 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
         if (!curves.count(g.sampler)) order.push_back(g.sampler);
         curves[g.sampler] += fmt::format("{} {} {} {}\n", num(*g.epsilon), num(value(g).median),
                                          num(value(g).q25), num(value(g).q75));
+        if (g.exact.count > 0)
+          exact[g.sampler] += fmt::format("{} {}\n", num(*g.epsilon), num(g.exact.median));
       }
     }
     if (!std::isfinite(lo)) lo = 0, hi = 1;
@@ -185,12 +187,14 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
                                     gnuplot_quote(g.sampler + " (non-private)")));
     }
     if (!kl) {
-      std::vector<std::string> samplers;
+      // A non-private baseline keeps the same draws at every ε: a constant across the panel.
       for (const auto& g : s.sample) {
-        if (g.model == model && value(g).count > 0 && !g.sweep_value)
-          samplers = ordered(samplers, g.sampler);
+        if (g.model != model || g.epsilon || g.sweep_value || g.exact.count == 0) continue;
+        order = ordered(order, g.sampler);
+        exact[g.sampler] = fmt::format("{} {}\n{} {}\n", num(lo), num(g.exact.median), num(hi),
+                                       num(g.exact.median));
       }
-      add_floor_lines(s, model, samplers, stem, lo, hi, dir, palette, p);
+      add_floor_lines(s, model, order, exact, stem, lo, hi, dir, palette, p);
     }
     panels.push_back(std::move(p));
   }
@@ -273,7 +277,7 @@ std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesyste
     std::vector<std::string> order;
     bool positive_x = true, positive_y = true;
     double lo = INFINITY, hi = -INFINITY;
-    std::vector<std::string> samplers;  // of the curves, for their exact-vs-exact lines
+    std::map<std::string, std::string> exact;  // curve → its exact-vs-exact MMD per x
     for (const auto& g : s.sample) {
       if (g.model != model || !g.sweep_value || value(g).count == 0) continue;
       if (vs_clip && g.llr_clip.count == 0) continue;
@@ -282,7 +286,6 @@ std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesyste
                  " (median, IQR)";
       const std::string curve = sweep_curve(g);
       if (!curves.count(curve)) order.push_back(curve);
-      samplers = ordered(samplers, g.sampler);
       const double x = vs_clip ? g.llr_clip.median : *g.sweep_value;
       positive_x = positive_x && x > 0;
       lo = std::min(lo, x);
@@ -290,6 +293,7 @@ std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesyste
       positive_y = positive_y && value(g).q25 > 0;
       curves[curve] += fmt::format("{} {} {} {} {}\n", num(x), num(value(g).median),
                                    num(value(g).q25), num(value(g).q75), num(*g.sweep_value));
+      if (g.exact.count > 0) exact[curve] += fmt::format("{} {}\n", num(x), num(g.exact.median));
     }
     p.xlabel = vs_clip ? "clipped fraction of log-likelihood ratios (median)" : param;
     p.logx = !vs_clip && positive_x;
@@ -312,7 +316,7 @@ std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesyste
       p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",
                                     gnuplot_quote(file), c, gnuplot_quote(curve)));
     }
-    if (!kl) add_floor_lines(s, model, samplers, stem, lo, hi, dir, palette, p);
+    if (!kl) add_floor_lines(s, model, order, exact, stem, lo, hi, dir, palette, p);
     panels.push_back(std::move(p));
   }
   const std::string what = kl ? "Symmetric KL of 2-d histograms" : "Accuracy";

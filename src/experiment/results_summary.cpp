@@ -100,12 +100,6 @@ Spread spread_of(std::vector<double> values) {
   return s;
 }
 
-std::string ResultsSummary::floor_key(const std::string& model, const std::string& sampler,
-                                      std::optional<double> sweep_value) {
-  return fmt::format("{}/{}/{}", model, sampler,
-                     sweep_value ? fmt::format("{}", *sweep_value) : "");
-}
-
 ResultsSummary summarize_results(const ResultsFile& results, const std::string& file) {
   ResultsSummary out;
   out.rows = results.rows.size();
@@ -122,14 +116,12 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
 
   struct Collect {
     SampleGroup g;
-    std::vector<double> acc, accept, llr, grad, iters, rhat, cert, kl;
+    std::vector<double> acc, accept, llr, grad, iters, rhat, cert, kl, exact;
   };
   using SampleKey = std::tuple<std::size_t, std::size_t, bool, double, bool, double>;
   std::map<SampleKey, Collect> groups;
   using AccountKey = std::tuple<std::size_t, std::size_t, double, std::size_t>;
   std::map<AccountKey, AccountGroup> account;
-  std::map<std::string, std::vector<double>> floor;  // mmd_exact per table row (floor_key)
-  std::map<std::string, std::vector<double>> sampler_floor;
 
   for (const auto& r : results.rows) {
     const std::size_t mi = rank(models, r.text("model"));
@@ -193,13 +185,7 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
     add(c.rhat, "max_rhat");
     add(c.cert, "certified_epsilon");
     add(c.kl, "sym_kl");
-    if (const auto x = r.number("mmd_exact", file)) {
-      floor[ResultsSummary::floor_key(r.text("model"), r.text("sampler"),
-                                      r.number("sweep_value", file))]
-          .push_back(*x);
-      sampler_floor[ResultsSummary::floor_key(r.text("model"), r.text("sampler"), std::nullopt)]
-          .push_back(*x);
-    }
+    add(c.exact, "mmd_exact");
   }
   for (auto& [key, c] : groups) {
     c.g.accuracy = spread_of(c.acc);
@@ -210,11 +196,10 @@ ResultsSummary summarize_results(const ResultsFile& results, const std::string& 
     c.g.rhat = spread_of(c.rhat);
     c.g.certified_epsilon = spread_of(c.cert);
     c.g.sym_kl = spread_of(c.kl);
+    c.g.exact = spread_of(c.exact);
     out.sample.push_back(std::move(c.g));
   }
   for (auto& [key, a] : account) out.account.push_back(std::move(a));
-  for (auto& [key, values] : floor) out.mmd_floor[key] = spread_of(std::move(values));
-  for (auto& [key, values] : sampler_floor) out.sampler_floor[key] = spread_of(std::move(values));
   return out;
 }
 
@@ -222,7 +207,7 @@ void add_floor_from(ResultsSummary& summary, const ResultsFile& other, const std
   std::set<std::string> wanted, own;
   for (const auto& g : summary.sample) {
     if (g.metric != "mmd") continue;
-    if (summary.sampler_floor.count(ResultsSummary::floor_key(g.model, g.sampler, std::nullopt)))
+    if (g.exact.count > 0)
       own.insert(g.model);
     else
       wanted.insert(g.model);

@@ -39,6 +39,10 @@ struct SampleGroup {
   std::string first_error;
   Spread accuracy, acceptance, llr_clip, grad_clip, iterations, rhat, certified_epsilon;
   Spread sym_kl;  // the sym_kl column (lower is better, like the MMD)
+  // mmd_exact: the MMD of as many exact draws as the cells kept against the same reference, the
+  // MMD's noise floor for these cells (the thesis' black lines, 002 Figures 6.2–6.4). It depends
+  // on the number of draws, which a private sampler's budget sets per ε: a group's, not a model's.
+  Spread exact;
 };
 
 struct AccountGroup {
@@ -68,21 +72,9 @@ struct ResultsSummary {
   std::vector<SampleGroup> sample;
   std::vector<AccountGroup> account;
   std::vector<AuditGroup> audit;  // in the file's order
-  // Per row of the report's table (floor_key: model, sampler, sweep value): the MMD of as many
-  // exact draws as the row's cells kept, against the same reference, with the same bandwidth
-  // (column mmd_exact). The MMD's noise floor for those cells (the thesis' black lines, 002
-  // Figures 6.3–6.4); it depends on the number of draws, so it is a row's, not a model's.
-  std::map<std::string, Spread> mmd_floor;
-  static std::string floor_key(const std::string& model, const std::string& sampler,
-                               std::optional<double> sweep_value);
-  // Per (model, sampler), floor_key without a sweep value: every mmd_exact of its rows pooled
-  // (one sampler keeps the same number of draws across ε and sweep values). The MMD figures draw
-  // its median as a dotted line in the sampler's colour, the thesis' black lines (002 Figures
-  // 6.2–6.4) at each sampler's number of draws.
-  std::map<std::string, Spread> sampler_floor;
   // Per model, for models whose rows record no mmd_exact: another results file's (add_floor_from;
   // the thesis experiments' rows predate the column and exact-baselines.json measures it on its
-  // own). The figures draw it as a black line; the table falls back to it.
+  // own). The figures draw it as a black line; the table shows it for those models.
   std::map<std::string, Spread> model_floor;
   std::string floor_file;  // that other file
 };

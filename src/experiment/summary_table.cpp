@@ -35,6 +35,10 @@ std::string count_text(double n) {
   return fmt::format("{:.0f}", n);
 }
 
+std::string three_digits(double x) {
+  return fmt::format("{:.3g}", x);
+}
+
 }  // namespace
 
 namespace {
@@ -109,9 +113,12 @@ std::string summary_markdown(const ResultsSummary& summary) {
                                        : std::string("non-private"));
     rule += "---|";
   }
-  // The MMD's noise floor per row, when the results record it (mmd_exact, since issue #29), else
-  // its model's from another file (add_floor_from).
-  const bool any_floor = !summary.mmd_floor.empty() || !summary.model_floor.empty();
+  // The MMD's noise floor, when the results record it (mmd_exact, since issue #29): the range over
+  // the row's ε of its medians (a private sampler keeps more draws at a larger ε), else the
+  // model's from another file (add_floor_from).
+  const bool any_floor = !summary.model_floor.empty() ||
+                         std::any_of(summary.sample.begin(), summary.sample.end(),
+                                     [](const SampleGroup& g) { return g.exact.count > 0; });
   out += fmt::format(" rows clipped | repeats |{}\n{}---|---|{}\n",
                      any_floor ? " exact vs exact |" : "", rule, any_floor ? "---|" : "");
 
@@ -122,6 +129,7 @@ std::string summary_markdown(const ResultsSummary& summary) {
     out += fmt::format(" {} |", gs.front()->metric);
     double clip_lo = INFINITY, clip_hi = -INFINITY;
     double runs_lo = INFINITY, runs_hi = -INFINITY;
+    double exact_lo = INFINITY, exact_hi = -INFINITY;
     for (const auto& column : columns) {
       const auto it = std::find_if(gs.begin(), gs.end(), [&](const SampleGroup* g) {
         return !EpsilonLess{}(g->epsilon, column) && !EpsilonLess{}(column, g->epsilon);
@@ -135,6 +143,10 @@ std::string summary_markdown(const ResultsSummary& summary) {
       const auto runs = static_cast<double>((*it)->completed);
       runs_lo = std::min(runs_lo, runs);
       runs_hi = std::max(runs_hi, runs);
+      if ((*it)->exact.count > 0) {
+        exact_lo = std::min(exact_lo, (*it)->exact.median);
+        exact_hi = std::max(exact_hi, (*it)->exact.median);
+      }
       if ((*it)->llr_clip.count > 0) {
         clip_lo = std::min(clip_lo, (*it)->llr_clip.median);
         clip_hi = std::max(clip_hi, (*it)->llr_clip.median);
@@ -144,17 +156,13 @@ std::string summary_markdown(const ResultsSummary& summary) {
                        std::isfinite(clip_lo) ? range_of(clip_lo, clip_hi, percent) : "NA",
                        range_of(runs_lo, runs_hi, count_text));
     if (any_floor) {
-      const Spread* floor = nullptr;
-      if (const auto it = summary.mmd_floor.find(ResultsSummary::floor_key(
-              std::get<0>(key), std::get<1>(key), gs.front()->sweep_value));
-          it != summary.mmd_floor.end()) {
-        floor = &it->second;
-      } else if (const auto m = summary.model_floor.find(std::get<0>(key));
-                 m != summary.model_floor.end()) {
-        floor = &m->second;
-      }
-      out += gs.front()->metric == "mmd" && floor ? fmt::format(" {:.3g} |", floor->median)
-                                                  : std::string(" – |");
+      const auto model = summary.model_floor.find(std::get<0>(key));
+      std::string floor = "–";
+      if (gs.front()->metric == "mmd" && std::isfinite(exact_lo))
+        floor = range_of(exact_lo, exact_hi, three_digits);
+      else if (gs.front()->metric == "mmd" && model != summary.model_floor.end())
+        floor = three_digits(model->second.median);
+      out += fmt::format(" {} |", floor);
     }
     out += "\n";
   }

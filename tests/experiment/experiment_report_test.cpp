@@ -374,7 +374,6 @@ TEST(ExperimentReport, ExactVsExactLineFromTheRowsOrAnotherFile) {
   {
     const auto r = write_experiment_report(o);  // without --floor: no line, no column
     EXPECT_TRUE(r.summary.model_floor.empty());
-    EXPECT_TRUE(r.summary.sampler_floor.empty());
     EXPECT_EQ(slurp(r.out_dir / "plots/accuracy.gp").find("exact vs exact"), std::string::npos);
     EXPECT_EQ(slurp(r.summary_md).find("exact vs exact"), std::string::npos);
   }
@@ -387,7 +386,7 @@ TEST(ExperimentReport, ExactVsExactLineFromTheRowsOrAnotherFile) {
   EXPECT_DOUBLE_EQ(f.q75, 0.035);
   const auto plots = r.out_dir / "plots";
   EXPECT_EQ(slurp(plots / "accuracy-banana-flat-2d-exact.dat"),
-            "# x, median MMD of exact draws (constant)\n1 0.03\n2 0.03\n");
+            "# x, median MMD of as many exact draws\n1 0.03\n2 0.03\n");
   const std::string gp = slurp(plots / "accuracy.gp");
   EXPECT_NE(gp.find("'accuracy-banana-flat-2d-exact.dat' using 1:2 with lines dt 3 lw 2 lc rgb "
                     "'black' title "),
@@ -434,28 +433,40 @@ TEST(ExperimentReport, ExactVsExactLineFromTheRowsOrAnotherFile) {
   so.results = sweep_dir / "results.csv";
   so.plots = false;
   const auto sr = write_experiment_report(so);
-  EXPECT_DOUBLE_EQ(sr.summary.sampler_floor.at("banana-flat-2d/rwmh/").median, 0.02);
-  EXPECT_DOUBLE_EQ(sr.summary.sampler_floor.at("banana-flat-2d/hmc/").median, 0.05);
+  // The line follows the cells (x: the swept value, or the clipped fraction).
   EXPECT_TRUE(sr.summary.model_floor.empty());
   EXPECT_EQ(slurp(sr.out_dir / "plots/sweep-banana-flat-2d-rwmh-exact.dat"),
-            "# x, median MMD of exact draws (constant)\n0.5 0.02\n1000 0.02\n");
+            "# x, median MMD of as many exact draws\n0.5 0.01\n1000 0.03\n");
   EXPECT_EQ(slurp(sr.out_dir / "plots/sweep-banana-flat-2d-hmc-exact.dat"),
-            "# x, median MMD of exact draws (constant)\n0.5 0.05\n1000 0.05\n");
+            "# x, median MMD of as many exact draws\n1000 0.05\n");
   EXPECT_EQ(slurp(sr.out_dir / "plots/sweep-clipped-banana-flat-2d-rwmh-exact.dat"),
-            "# x, median MMD of exact draws (constant)\n0 0.02\n0.5 0.02\n");
-  // One legend entry for the sampler lines (the script draws PNG and SVG: two copies), each
-  // line in its sampler's colour.
+            "# x, median MMD of as many exact draws\n0.5 0.01\n0 0.03\n");
+  // One legend entry for the dotted lines (the script draws PNG and SVG: two copies), each line
+  // in its curve's colour.
   const std::string sweep_gp = slurp(sr.out_dir / "plots/sweep.gp");
   std::size_t titles = 0;
-  for (auto at = sweep_gp.find("exact vs exact (dotted, at the draws of each sampler)");
-       at != std::string::npos; at = sweep_gp.find("exact vs exact (dotted", at + 1))
+  for (auto at = sweep_gp.find("exact vs exact (dotted, same draws)"); at != std::string::npos;
+       at = sweep_gp.find("exact vs exact (dotted", at + 1))
     ++titles;
   EXPECT_EQ(titles, 2u) << sweep_gp;
   EXPECT_NE(sweep_gp.find("'sweep-banana-flat-2d-hmc-exact.dat' using 1:2 with lines dt 3 lw 2 "
                           "lc rgb '#D55E00' notitle"),
             std::string::npos)
       << sweep_gp;
-  EXPECT_NE(slurp(sr.html).find("banana-flat-2d/hmc 0.05 [0.05, 0.05]"), std::string::npos);
+  EXPECT_NE(slurp(sr.html).find("Dotted lines in the MMD figures"), std::string::npos);
+  // A private sampler keeps more draws at a larger ε: its line follows ε.
+  const auto eps_dir = fresh_dir("floor-eps");
+  std::ofstream(eps_dir / "results.csv")
+      << results_header() + rows_setting("s1", "1", "0.3", "mmd_exact", {"0.1"}) +
+             rows_setting("s1", "2", "0.2", "mmd_exact", {"0.02"});
+  ReportOptions eo;
+  eo.results = eps_dir / "results.csv";
+  eo.plots = false;
+  const auto er = write_experiment_report(eo);
+  EXPECT_EQ(slurp(er.out_dir / "plots/accuracy-banana-flat-2d-s1-exact.dat"),
+            "# x, median MMD of as many exact draws\n1 0.1\n2 0.02\n");
+  EXPECT_NE(slurp(er.summary_md).find("| 0.02–0.1 |"), std::string::npos) << slurp(er.summary_md);
+
   // --floor is refused when every MMD model has its own.
   so.floor = sweep_dir / "results.csv";
   EXPECT_THROW(write_experiment_report(so), UsageError);
