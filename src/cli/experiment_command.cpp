@@ -128,7 +128,9 @@ void add_experiment_command(CLI::App& app) {
   cmd->add_option("SPEC", a->spec, "Experiment spec, JSON or TOML (see experiments/)")->required();
   cmd->add_option("--out", a->out,
                   "Output directory (default: out/experiments/NAME-PROFILE); an existing "
-                  "results.csv there is resumed");
+                  "results.csv there is resumed. One process at a time: a second run on the "
+                  "same directory is refused (exit 75); split a grid with --cells into "
+                  "separate directories");
   cmd->add_option("--threads", a->threads, "Cells run at once (0: all cores)")
       ->capture_default_str();
   cmd->add_option("--profile", a->profile, "quick or full (the spec's profiles)")

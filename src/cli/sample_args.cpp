@@ -259,7 +259,9 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
                  "(Stan's adapt_delta; default: the preset's recommendation, else the sampler's, "
                  "see `dpmcmc samplers`). Closer to 1 means smaller steps: try 0.95 when "
                  "warnings report divergences or R-hat");
-  cmd.add_option("--out", a.out, "Output directory (default: out/MODEL-SAMPLER)");
+  cmd.add_option("--out", a.out,
+                 "Output directory (default: out/MODEL-SAMPLER); one process at a time (a second "
+                 "run on it is refused, exit 75)");
   cmd.add_option("--init", a.init, "Starting point for every chain (comma-separated)")
       ->delimiter(',');
   cmd.add_option("--init-centre", a.init_centre, "Centre of random starting points")

@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "data/atomic_file.hpp"
+#include "data/directory_lock.hpp"
 #include "io/run_report.hpp"
 #include "models/presets.hpp"
 #include "run/interrupt.hpp"
@@ -341,7 +342,8 @@ ExperimentOutcome run_experiment(const ExperimentSpec& spec, const ExperimentOpt
   check_patterns(spec, cells, options.cell_patterns);
   outcome.cells = cells.size();
   outcome.results_file = options.out_dir / "results.csv";
-  std::filesystem::create_directories(options.out_dir);
+  // Two runners on one directory would lose rows (data/directory_lock.hpp): one at a time.
+  const DirectoryLock out_lock(options.out_dir, "--out");
 
   ResultLines kept = rows_on_disk(spec, cells, outcome);
   outcome.outside_grid = kept.foreign.size();

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "data/directory_lock.hpp"
 #include "io/run_report.hpp"
 #include "models/noisy_statistics.hpp"
 #include "privacy/gaussian_pld.hpp"
@@ -117,7 +118,9 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   PrivateRunPlan plan = plan_one_release(spec, budget, static_cast<std::size_t>(stat.stat_dim()));
   const double z = plan.per_iteration.front().noise_multiplier();
   const NoiseKey key = job_noise_key(spec);
-  // Counted on the private rows without noise: the curator's, written before anything else.
+  // Counted on the private rows without noise: the curator's, written before anything else, by
+  // one process at a time (data/directory_lock.hpp; the chains' job below shares the lock).
+  const DirectoryLock out_lock(spec.out_dir, "--out");
   const auto curator = curator_dir(spec.out_dir);
   prepare_curator_dir(curator);
   LedgerEntry ledger = LedgerEntry::open(spec, plan, std::nullopt);

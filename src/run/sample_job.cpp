@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "data/csv_loader.hpp"
+#include "data/directory_lock.hpp"
 #include "data/npy_reader.hpp"
 #include "io/run_report.hpp"
 #include "models/expfam_model.hpp"
@@ -432,6 +433,8 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
                                columns.published.end());
   for (const auto& name : model->param_names()) out.published_columns.push_back(name);
   // split_columns built chain 0's kernel once; its PrivateData made no release.
+  // From here on the job writes its directory: one process at a time (data/directory_lock.hpp).
+  const DirectoryLock out_lock(spec.out_dir, "--out");
   const std::filesystem::path curator = curator_dir(spec.out_dir);
   if (private_run) prepare_curator_dir(curator);
   timings.add("planning", phase.seconds());
