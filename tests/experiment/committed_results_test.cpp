@@ -198,11 +198,12 @@ TEST(CommittedResults, PrivateCellsReproduceUnderOneKeyFile) {
   std::filesystem::remove_all(dir);
 }
 
-// Every shipped spec loads under each of its profiles, and every committed results file
-// experiments/results/NAME-full/results.csv belongs to the current NAME.json: each row is a cell
-// of its full grid with that cell's spec hash, so a resumed run keeps it (the runner refuses a
-// file whose rows another spec computed). Editing a spec in a way that changes its committed
-// cells fails here rather than at the next resume.
+// Every shipped spec loads under each of its profiles, and every committed results directory
+// (experiments/results/DIR with a spec.json, whatever DIR is called) belongs to a shipped spec: the
+// spec named in its spec.json, under the profile recorded there. Each row is a cell of that grid
+// with the cell's spec hash, so a resumed run keeps it (the runner refuses a file whose rows
+// another spec computed). Editing a spec in a way that changes its committed cells, or removing a
+// spec whose rows are committed, fails here rather than at the next resume.
 TEST(CommittedResults, EveryShippedSpecLoadsAndOwnsItsCommittedRows) {
   std::size_t specs = 0, files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kSource / "experiments")) {
@@ -220,23 +221,34 @@ TEST(CommittedResults, EveryShippedSpecLoadsAndOwnsItsCommittedRows) {
     for (const auto& profile : profiles) {
       EXPECT_NO_THROW(load_experiment_spec(file, profile)) << file << ", profile " << profile;
     }
-    const auto results =
-        kSource / "experiments/results" / (file.stem().string() + "-full") / "results.csv";
-    if (!std::filesystem::exists(results)) continue;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(kSource / "experiments/results")) {
+    const auto dir = entry.path();
+    if (!std::filesystem::exists(dir / "spec.json")) continue;
     ++files;
-    const auto cells = experiment_cells(load_experiment_spec(file, "full"));
+    std::ifstream in(dir / "spec.json");
+    const auto recorded = nlohmann::json::parse(in);
+    const auto name = recorded.at("name").get<std::string>();
+    const auto profile = recorded.at("profile").get<std::string>();
+    auto spec_file = kSource / "experiments" / (name + ".json");
+    if (!std::filesystem::exists(spec_file)) spec_file.replace_extension(".toml");
+    ASSERT_TRUE(std::filesystem::exists(spec_file))
+        << dir << " holds rows of spec '" << name << "', which experiments/ no longer ships";
+    const auto cells = experiment_cells(load_experiment_spec(spec_file, profile));
     std::map<std::string, std::string> hash_of;
     for (const auto& c : cells) hash_of[c.key] = c.spec_hash;
+    const auto results = dir / "results.csv";
+    ASSERT_TRUE(std::filesystem::exists(results)) << dir << " has a spec.json but no results.csv";
     for (const auto& row : read_results(results).rows) {
       const auto it = hash_of.find(row.cell_key());
-      ASSERT_NE(it, hash_of.end())
-          << results << ":" << row.line << ": " << row.cell_key() << " is not a cell of " << file;
+      ASSERT_NE(it, hash_of.end()) << results << ":" << row.line << ": " << row.cell_key()
+                                   << " is not a cell of " << spec_file << ", profile " << profile;
       EXPECT_EQ(row.text("spec_hash"), it->second)
           << results << ":" << row.line << ": " << row.cell_key();
     }
   }
-  EXPECT_GE(specs, 15u);
-  EXPECT_GE(files, 14u);
+  EXPECT_GE(specs, 16u);
+  EXPECT_GE(files, 16u);  // the 14 NAME-full directories, fastmh-k-sweep and fastmh-penalty-tuning
 }
 
 }  // namespace
