@@ -18,6 +18,7 @@
 #include "io/run_report.hpp"
 #include "models/presets.hpp"
 #include "privacy/accountants.hpp"
+#include "privacy/budget.hpp"
 #include "run/private_samplers.hpp"
 #include "run/sample_job.hpp"
 #include "run/sampler_descriptors.hpp"
@@ -541,6 +542,11 @@ void parse_grid(const json& d, const Reader& r, ExperimentSpec& spec) {
     if (!e.is_array() || e.empty()) r.fail("epsilons", "expected a non-empty array of numbers > 0");
     for (std::size_t i = 0; i < e.size(); ++i) {
       spec.epsilons.push_back(r.positive(e[i], fmt::format("epsilons[{}]", i)));
+      // Refused here, naming the spec's key, rather than by every cell as if an option were bad.
+      if (spec.epsilons.back() > kMaxEpsilon)
+        r.fail(fmt::format("epsilons[{}]", i),
+               fmt::format("expected at most {} (the largest ε dpmcmc certifies), got {}",
+                           kMaxEpsilon, spec.epsilons.back()));
       if (std::count(spec.epsilons.begin(), spec.epsilons.end(), spec.epsilons.back()) > 1)
         r.fail(fmt::format("epsilons[{}]", i), "this epsilon is listed twice");
     }

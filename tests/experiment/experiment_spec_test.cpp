@@ -211,6 +211,7 @@ TEST(ExperimentSpec, BadKeysAndValuesNameFileAndKey) {
        "'params.strong'"},
       {"epsilon zero", [](json& d) { d["epsilons"][1] = 0; }, "'epsilons[1]'"},
       {"epsilon text", [](json& d) { d["epsilons"][0] = "one"; }, "'epsilons[0]'"},
+      {"epsilon beyond certification", [](json& d) { d["epsilons"][1] = 800; }, "'epsilons[1]'"},
       {"missing epsilons", [](json& d) { d.erase("epsilons"); }, "'epsilons'"},
       {"delta rule", [](json& d) { d["delta"] = "0.1/m"; }, "'delta'"},
       {"delta too big", [](json& d) { d["delta"] = 1.5; }, "'delta'"},
