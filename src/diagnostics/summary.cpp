@@ -1,6 +1,7 @@
 #include "diagnostics/summary.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -76,8 +77,18 @@ Summary summarize(std::span<const std::string> names, std::span<const Mat> chain
       draws.col(static_cast<Eigen::Index>(c)) = chains[c].col(static_cast<Eigen::Index>(j));
     }
     out.parameters.push_back(summarize_parameter(names[j], draws));
+    if (is_running_total(names[j])) {
+      ParameterSummary& p = out.parameters.back();
+      p.running_total = true;
+      p.mcse_mean = p.mcse_sd = p.ess_bulk = p.ess_tail = p.rhat = p.n_eff = p.rhat_basic =
+          std::numeric_limits<double>::quiet_NaN();
+    }
   }
   return out;
+}
+
+bool is_running_total(std::string_view column) {
+  return column.ends_with("eps_spent__");
 }
 
 namespace {
@@ -109,10 +120,17 @@ std::string format_summary(const Summary& summary, int sig_figs) {
   const std::vector<std::string> header = {"",    "Mean", "MCSE",     "StdDev",   "5%",
                                            "50%", "95%",  "ESS_bulk", "ESS_tail", "R_hat"};
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> without_finite_draw;
+  std::vector<std::string> without_finite_draw, running_totals;
   for (const auto& p : summary.parameters) {
     if (p.no_finite_draw) {
       without_finite_draw.push_back(p.name);
+      continue;
+    }
+    if (p.running_total) {
+      running_totals.push_back(p.name);
+      rows.push_back({p.name, real(p.mean, sig_figs), "-", real(p.sd, sig_figs),
+                      real(p.q5, sig_figs), real(p.q50, sig_figs), real(p.q95, sig_figs), "-", "-",
+                      "-"});
       continue;
     }
     rows.push_back({p.name, real(p.mean, sig_figs), real(p.mcse_mean, sig_figs),
@@ -138,6 +156,12 @@ std::string format_summary(const Summary& summary, int sig_figs) {
     out += "\nNo finite draw (not summarised):";
     for (const auto& name : without_finite_draw) out += " " + name;
     out += '\n';
+  }
+  if (!running_totals.empty()) {
+    out += fmt::format(
+        "\nRunning totals, not draws (no MCSE, ESS or R_hat): {} (the chain's privacy spend so "
+        "far)\n",
+        fmt::join(running_totals, " "));
   }
   out +=
       "\nMCSE is of the mean; 5%, 50%, 95% are type-7 quantiles of the pooled draws; ESS_bulk, "
@@ -165,7 +189,8 @@ nlohmann::json summary_json(const Summary& summary) {
                       {"ess_tail", number(p.ess_tail)},
                       {"rhat", number(p.rhat)},
                       {"n_eff", number(p.n_eff)},
-                      {"rhat_basic", number(p.rhat_basic)}});
+                      {"rhat_basic", number(p.rhat_basic)},
+                      {"running_total", p.running_total}});
   }
   return {{"chains", summary.chains},
           {"draws_per_chain", summary.draws_per_chain},

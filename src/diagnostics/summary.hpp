@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "diagnostics/chains.hpp"
@@ -34,7 +35,15 @@ struct ParameterSummary {
   double n_eff = 0.0;           // unsplit, not rank-normalised (stansummary 2.35 N_Eff)
   double rhat_basic = 0.0;      // classic split R̂ (stansummary 2.35 R_hat)
   bool no_finite_draw = false;  // every draw NaN or ±∞ (a private run's lp__)
+  bool running_total = false;   // a running total, not a draw: no MCSE, ESS or R̂ (below)
 };
+
+// Whether a column is a running total rather than a draw of the chain: a private chain's
+// eps_spent__ (run/private_job.cpp) is the ε it has spent so far, non-decreasing by construction.
+// Its split R̂ compares early spends with late ones and its ESS counts a trend, so the summary
+// gives it no MCSE, ESS or R̂ (they would read as a chain that failed to converge: R̂ 2.1 and
+// ESS 1 on a run whose parameters mixed well).
+bool is_running_total(std::string_view column);
 
 struct Summary {
   std::size_t chains = 0;
@@ -57,7 +66,8 @@ Summary summarize(std::span<const std::string> names, std::span<const Mat> chain
 //   name Mean MCSE StdDev 5% 50% 95% ESS_bulk ESS_tail R_hat,
 // real values with `sig_figs` significant digits (1…17), ESS rounded to integers, R̂ with three
 // decimals (three significant digits from 1000 up, "inf" for chains each stuck at its own
-// point), undefined values as "nan". A column with no finite draw (a private run's lp__: the
+// point), undefined values as "nan", "-" for a running total's diagnostics (named under the
+// table). A column with no finite draw (a private run's lp__: the
 // log posterior needs the private rows) is named in a line under the table instead of a row of
 // "nan". Ends with a line saying which definitions were used.
 std::string format_summary(const Summary& summary, int sig_figs = 3);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -151,6 +152,45 @@ TEST(Summary, ColumnWithoutFiniteDrawIsNamedNotPrintedAsNan) {
   EXPECT_NE(text.find("No finite draw (not summarised): lp__\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\ntheta.1 "), std::string::npos) << text;
   EXPECT_NE(text.find("\naccept_stat__ "), std::string::npos) << text;
+}
+
+TEST(Summary, RunningSpendHasNoMixingDiagnostics) {
+  // A private chain's eps_spent__ grows by the same step every iteration: its split R̂ and ESS are
+  // those of a trend (R̂ far above 1.01, ESS near 1), which read as a failed run. The summary gives
+  // it none; a parameter holding the very same numbers under another name keeps them, so a
+  // drifting parameter is still flagged.
+  const Eigen::Index n = 200;
+  Mat a(n, 2), b(n, 2);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double spent = 0.01 * static_cast<double>(i + 1);
+    a.row(i) << spent, spent;
+    b.row(i) << spent, spent;
+  }
+  const std::vector<std::string> names = {"eps_spent__", "theta.1"};
+  const std::vector<Mat> chains = {a, b};
+  const Summary s = summarize(names, chains);
+  const ParameterSummary& spend = s.parameters[0];
+  const ParameterSummary& drift = s.parameters[1];
+  EXPECT_TRUE(spend.running_total);
+  EXPECT_FALSE(drift.running_total);
+  for (double v : {spend.rhat, spend.ess_bulk, spend.ess_tail, spend.mcse_mean, spend.rhat_basic})
+    EXPECT_TRUE(std::isnan(v));
+  EXPECT_GT(drift.rhat, 1.5);  // the same trend as a parameter: flagged
+  EXPECT_DOUBLE_EQ(spend.mean, drift.mean);
+  EXPECT_DOUBLE_EQ(spend.q95, drift.q95);
+  const std::string text = format_summary(s);
+  const auto at = text.find("\neps_spent__ ");
+  ASSERT_NE(at, std::string::npos) << text;
+  const auto row = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+  EXPECT_EQ(std::count(row.begin(), row.end(), '-'), 4) << row;  // MCSE, ESS_bulk, ESS_tail, R_hat
+  EXPECT_EQ(row.find("nan"), std::string::npos) << text;
+  EXPECT_NE(text.find("Running totals, not draws (no MCSE, ESS or R_hat): eps_spent__"),
+            std::string::npos)
+      << text;
+  const nlohmann::json j = summary_json(s);
+  EXPECT_TRUE(j.at("parameters").at(0).at("running_total").get<bool>());
+  EXPECT_TRUE(j.at("parameters").at(0).at("rhat").is_null());
+  EXPECT_FALSE(j.at("parameters").at(1).at("running_total").get<bool>());
 }
 
 }  // namespace
