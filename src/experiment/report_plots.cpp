@@ -29,18 +29,29 @@ std::string num(double x) {
   return fmt::format("{}", x);
 }
 
+// Beyond eight curves the colours repeat: the ninth to sixteenth take a square instead of a
+// circle, and so on, so that no two curves of a figure look the same (a DP HMC panel has ten).
+const std::vector<int> kPointTypes = {7, 5, 9, 13, 11};  // circle, square, triangles, diamond
+
 class Palette {
  public:
   const std::string& colour(const std::string& name) {
+    return kColours[index(name) % kColours.size()];
+  }
+  // The gnuplot point type of a curve: "pt N".
+  std::string marker(const std::string& name) {
+    return fmt::format("pt {}", kPointTypes[(index(name) / kColours.size()) % kPointTypes.size()]);
+  }
+
+ private:
+  std::size_t index(const std::string& name) {
     auto it = std::find(names_.begin(), names_.end(), name);
     if (it == names_.end()) {
       names_.push_back(name);
       it = names_.end() - 1;
     }
-    return kColours[static_cast<std::size_t>(it - names_.begin()) % kColours.size()];
+    return static_cast<std::size_t>(it - names_.begin());
   }
-
- private:
   std::vector<std::string> names_;
 };
 
@@ -172,8 +183,9 @@ std::optional<Figure> accuracy_figure(const ResultsSummary& s, const std::filesy
       p.plots.push_back(fmt::format(
           "{} using 1:3:4 with filledcurves fc rgb '{}' fs transparent solid 0.2 noborder notitle",
           gnuplot_quote(file), c));
-      p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",
-                                    gnuplot_quote(file), c, gnuplot_quote(sampler)));
+      p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' {} title {}",
+                                    gnuplot_quote(file), c, palette.marker(sampler),
+                                    gnuplot_quote(sampler)));
     }
     for (const auto& g : s.sample) {
       if (g.model != model || g.epsilon || value(g).count == 0 || g.sweep_value) continue;
@@ -237,9 +249,10 @@ std::optional<Figure> clipping_figure(const ResultsSummary& s, const std::filesy
         const std::string file = fmt::format("clipping-{}-{}-{}.dat", safe(model), safe(sampler),
                                              is_llr ? "llr" : "grad");
         write_file_atomic(dir / file, "# epsilon median\n" + which->at(sampler));
-        p.plots.push_back(fmt::format(
-            "{} using 1:2 with linespoints lc rgb '{}' pt 7 dt {} title {}", gnuplot_quote(file), c,
-            is_llr ? 1 : 2, gnuplot_quote(sampler + (is_llr ? " log-lik" : " gradient"))));
+        p.plots.push_back(
+            fmt::format("{} using 1:2 with linespoints lc rgb '{}' {} dt {} title {}",
+                        gnuplot_quote(file), c, palette.marker(sampler), is_llr ? 1 : 2,
+                        gnuplot_quote(sampler + (is_llr ? " log-lik" : " gradient"))));
       }
     }
     panels.push_back(std::move(p));
@@ -310,11 +323,12 @@ std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesyste
             "notitle",
             gnuplot_quote(file), c));
       } else {
-        p.plots.push_back(fmt::format("{} using 1:2:3:4 with yerrorbars lc rgb '{}' pt 7 notitle",
-                                      gnuplot_quote(file), c));
+        p.plots.push_back(fmt::format("{} using 1:2:3:4 with yerrorbars lc rgb '{}' {} notitle",
+                                      gnuplot_quote(file), c, palette.marker(curve)));
       }
-      p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",
-                                    gnuplot_quote(file), c, gnuplot_quote(curve)));
+      p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' {} title {}",
+                                    gnuplot_quote(file), c, palette.marker(curve),
+                                    gnuplot_quote(curve)));
     }
     if (!kl) add_floor_lines(s, model, order, exact, stem, lo, hi, dir, palette, p);
     panels.push_back(std::move(p));
@@ -353,9 +367,9 @@ std::optional<Figure> accounting_figure(const ResultsSummary& s, const std::file
       const std::string file =
           fmt::format("accounting-{}-{}-{}.dat", safe(model), safe(sampler), safe(acc));
       write_file_atomic(dir / file, "# epsilon iterations\n" + curves[acc]);
-      p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",
+      p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' {} title {}",
                                     gnuplot_quote(file), palette.colour("acc:" + acc),
-                                    gnuplot_quote(acc)));
+                                    palette.marker("acc:" + acc), gnuplot_quote(acc)));
     }
     panels.push_back(std::move(p));
   }
@@ -395,8 +409,9 @@ std::optional<Figure> audit_figure(const ResultsSummary& s, const std::filesyste
     for (const auto& key : order) {
       const std::string file = fmt::format("audit-k{}-{}.dat", k, safe(key));
       write_file_atomic(dir / file, "# certified_epsilon epsilon_lb\n" + curves[key]);
-      p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' pt 7 title {}",
-                                    gnuplot_quote(file), palette.colour(key), gnuplot_quote(key)));
+      p.plots.push_back(fmt::format("{} using 1:2 with linespoints lc rgb '{}' {} title {}",
+                                    gnuplot_quote(file), palette.colour(key), palette.marker(key),
+                                    gnuplot_quote(key)));
     }
     panels.push_back(std::move(p));
   }

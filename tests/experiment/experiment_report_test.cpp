@@ -1,11 +1,13 @@
 // The report: medians and interquartile ranges against hand-computed values on a small
 // hand-written CSV, the reading, the plots and the HTML page, and bad CSVs.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <tuple>
 #include <utility>
@@ -233,6 +235,34 @@ TEST(ExperimentReport, TestAccuracyPlotsOnALinearAxis) {
   write_experiment_report(o);
   EXPECT_NE(slurp(mmd_dir / "report/plots/accuracy.gp").find("\nset logscale y"),
             std::string::npos);
+}
+
+// Ten samplers in one panel (as DP HMC's Gaussian has): the palette has eight colours, so the
+// ninth and tenth repeat the first two colours with another point type. No two curves share
+// both (colour, point type).
+TEST(ExperimentReport, MoreCurvesThanColoursStayDistinct) {
+  const auto dir = fresh_dir("ten-curves");
+  std::string text = results_header();
+  for (int k = 0; k < 10; ++k)
+    text += format_row(
+        sample_row("banana-flat-2d", fmt::format("s{}", k), "1", 1, "0.1", "1", "0.5", "0"));
+  std::ofstream(dir / "results.csv") << text;
+  ReportOptions o;
+  o.results = dir / "results.csv";
+  write_experiment_report(o);
+  const std::string gp = slurp(dir / "report/plots/accuracy.gp");
+  std::set<std::string> styles;
+  std::size_t curves = 0;
+  for (std::size_t at = gp.find("with linespoints"); at != std::string::npos;
+       at = gp.find("with linespoints", at + 1)) {
+    const std::size_t end = gp.find(" title", at);
+    styles.insert(gp.substr(at, end - at));  // "with linespoints lc rgb '#…' pt N"
+    ++curves;
+  }
+  EXPECT_EQ(curves, 20u) << gp;  // each curve in the PNG and in the SVG part
+  EXPECT_EQ(styles.size(), 10u) << gp;
+  EXPECT_NE(gp.find("lc rgb '#0072B2' pt 7 title 's0'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("lc rgb '#0072B2' pt 5 title 's8'"), std::string::npos) << gp;
 }
 
 // A swept spec: rwmh at clip 0.5, 2, 1000 (two repeats each) and an unswept hmc. With two values
