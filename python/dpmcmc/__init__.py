@@ -28,8 +28,8 @@ from . import _core
 
 __all__ = [
     "sample", "account", "ledger_init", "ledger_show", "ledger_export", "Fit", "Error",
-    "UsageError", "DataError", "NoInputError", "ConfigError", "OutputError", "LedgerBusy",
-    "BudgetRefused", "Interrupted",
+    "UsageError", "DataError", "NoInputError", "ConfigError", "OutputError", "Busy",
+    "LedgerBusy", "OutputBusy", "BudgetRefused", "Interrupted",
 ]
 
 
@@ -61,9 +61,20 @@ class OutputError(Error, OSError):
     """An output that cannot be written (73)."""
 
 
-class LedgerBusy(Error, OSError):
+class Busy(Error, OSError):
+    """A shared resource is busy (75): the budget ledger or the output directory. Nothing was
+    released; try again."""
+
+
+class LedgerBusy(Busy):
     """The budget ledger is locked by another process past its busy timeout (75); nothing was
     released, try again."""
+
+
+class OutputBusy(Busy):
+    """Another dpmcmc run (another process, or another thread of this one) is writing the same
+    output directory (75); nothing was written or released. Wait for it, or choose another
+    ``out``."""
 
 
 class BudgetRefused(Error, PermissionError):
@@ -83,12 +94,20 @@ _ERRORS = {64: UsageError, 65: DataError, 66: NoInputError, 73: OutputError, 75:
            77: BudgetRefused, 78: ConfigError}
 
 
+def _error_class(code, message):
+    # Exit 75 has two causes; the output directory's message says "is writing this directory"
+    # (src/data/directory_lock.cpp).
+    if code == 75 and "is writing this directory" in message:
+        return OutputBusy
+    return _ERRORS.get(code, Error)
+
+
 def _call(function, *args, **kwargs):
     try:
         return function(*args, **kwargs)
     except _core.Error as e:
         code, message = e.args
-        raise _ERRORS.get(code, Error)(message, code) from None
+        raise _error_class(code, message)(message, code) from None
 
 
 def _option(name, value):

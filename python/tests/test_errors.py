@@ -151,3 +151,25 @@ def test_a_schema_with_nan_is_a_config_error(tmp_path, rows):
     bad["columns"][0]["bounds"] = [float("nan"), 80]
     with pytest.raises(dpmcmc.ConfigError, match="JSON"):
         dpmcmc.sample("logistic", X=X, y=y, schema=bad, out=tmp_path / "run")
+
+
+def test_an_output_directory_another_run_writes_is_output_busy(tmp_path):
+    """A directory another process holds (its flock, as a running dpmcmc holds it) is refused
+    before anything is written; once released the same call runs."""
+    import fcntl
+    out = tmp_path / "run"
+    out.mkdir()
+    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(dpmcmc.OutputBusy) as e:
+            dpmcmc.sample("banana-tempered-2d", sampler="rwmh", iter=50, warmup=50, chains=1,
+                          seed=1, out=out)
+        assert e.value.exit_code == 75
+        assert isinstance(e.value, dpmcmc.Busy) and not isinstance(e.value, dpmcmc.LedgerBusy)
+        assert "--out" in str(e.value) and not (out / "report.json").exists()
+    finally:
+        os.close(fd)
+    dpmcmc.sample("banana-tempered-2d", sampler="rwmh", iter=50, warmup=50, chains=1, seed=1,
+                  out=out)
+    assert (out / "report.json").exists()

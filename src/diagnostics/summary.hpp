@@ -74,8 +74,9 @@ std::string format_summary(const Summary& summary, int sig_figs = 3);
 
 // {"chains": M, "draws_per_chain": N, "parameters": [{"name": …, "mean": …, "mcse_mean": …,
 //   "sd": …, "mcse_sd": …, "q5": …, "q50": …, "q95": …, "ess_bulk": …, "ess_tail": …,
-//   "rhat": …, "n_eff": …, "rhat_basic": …}, …]}; undefined and infinite values are null (JSON
-//   has no infinity; the text table tells them apart).
+//   "rhat": …, "n_eff": …, "rhat_basic": …, "running_total": bool}, …]}; undefined and infinite
+//   values are null (JSON has no infinity; the text table tells them apart), and so are a running
+//   total's MCSE, ESS and R̂.
 nlohmann::json summary_json(const Summary& summary);
 
 }  // namespace dpmcmc

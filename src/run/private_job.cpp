@@ -30,7 +30,8 @@ NoiseKey job_noise_key(const SampleSpec& spec) {
 
 PrivateJob prepare_private_job(const SampleSpec& spec, const SamplerDescriptor& entry,
                                const Preset& preset, const Model& model, const Dataset& data,
-                               const json& params, RunConfig& run) {
+                               const json& params, RunConfig& run,
+                               const std::function<void()>& before_key) {
   if (!spec.epsilon) {
     throw UsageError(
         fmt::format("--epsilon: sampler '{}' is private and needs a privacy budget", spec.sampler));
@@ -51,6 +52,7 @@ PrivateJob prepare_private_job(const SampleSpec& spec, const SamplerDescriptor& 
       plan_private_run(budget, setup.per_iteration, run.chains, spec.accountants, {},
                        release_coordinates(model, setup), spec.plan_memo.get());
   // The key is read (or its file created) only once the run is known to be possible.
+  if (before_key) before_key();
   PrivateJob job(job_noise_key(spec));
   job.setup = std::move(setup);
   job.shards = std::move(shards);

@@ -5,6 +5,8 @@
 // and reports; the releases are in `logs`.
 #pragma once
 
+#include <functional>
+
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -44,9 +46,13 @@ NoiseKey job_noise_key(const SampleSpec& spec);
 // Checks --epsilon, --delta and --warmup-fraction (UsageError naming the option), builds the
 // sampler's setup, plans, sets run.per_chain (warmup, samples) from the plan and reads the noise
 // key (spec.noise_key, else spec.noise_key_file, else a fresh one). Releases nothing.
+// `before_key`, when given, runs once the run is known to be possible and before the key file is
+// read or created: the job claims its output directory there (data/directory_lock.hpp), so that a
+// run refused as busy leaves no key file behind.
 PrivateJob prepare_private_job(const SampleSpec& spec, const SamplerDescriptor& entry,
                                const Preset& preset, const Model& model, const Dataset& data,
-                               const nlohmann::json& params, RunConfig& run);
+                               const nlohmann::json& params, RunConfig& run,
+                               const std::function<void()>& before_key = {});
 
 // Chain c's kernel: its PrivateData (or owner group) keyed by (key, seed, chain[, owner]), with
 // its allowance and event logs in `job`, and eps_spent__ metered on owner 1's log at the plan's

@@ -117,10 +117,11 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   const RegressionStatistic stat(user.glm);
   PrivateRunPlan plan = plan_one_release(spec, budget, static_cast<std::size_t>(stat.stat_dim()));
   const double z = plan.per_iteration.front().noise_multiplier();
+  // The run is possible: its directory is claimed before anything is written, the key file
+  // included (data/directory_lock.hpp; the chains' job below, in this thread, shares the lock).
+  const DirectoryLock out_lock(spec.out_dir, output_option(spec));
   const NoiseKey key = job_noise_key(spec);
-  // Counted on the private rows without noise: the curator's, written before anything else, by
-  // one process at a time (data/directory_lock.hpp; the chains' job below shares the lock).
-  const DirectoryLock out_lock(spec.out_dir, "--out");
+  // Counted on the private rows without noise: the curator's, written before anything else.
   const auto curator = curator_dir(spec.out_dir);
   prepare_curator_dir(curator);
   LedgerEntry ledger = LedgerEntry::open(spec, plan, std::nullopt);

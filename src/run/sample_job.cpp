@@ -369,6 +369,10 @@ bool on_callers_rows(const SampleSpec& spec) {
   return spec.data_file || spec.user_model || spec.custom_model;
 }
 
+std::string output_option(const SampleSpec& spec) {
+  return spec.checkpoint && spec.checkpoint->resume ? "--resume" : "--out";
+}
+
 bool is_private_sampler(const std::string& sampler) {
   return find_private_sampler(sampler) != nullptr;
 }
@@ -419,8 +423,15 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   SampleOutcome out;
   std::optional<PrivateJob> priv;
   KernelFactory factory;
+  // Taken once the run is known to be possible, before anything is written (the noise key file,
+  // the curator directory, the draws): one run at a time per directory (data/directory_lock.hpp).
+  std::optional<DirectoryLock> out_lock;
+  const auto claim_output = [&] {
+    if (!out_lock) out_lock.emplace(spec.out_dir, output_option(spec));
+  };
   if (private_entry != nullptr) {
-    priv = prepare_private_job(spec, *private_entry, preset, *model, data.data, params, run);
+    priv = prepare_private_job(spec, *private_entry, preset, *model, data.data, params, run,
+                               claim_output);
     out.plan = priv->plan;
     factory = private_kernel_factory(*priv, *model, data.data, run);
   } else {
@@ -433,8 +444,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
                                columns.published.end());
   for (const auto& name : model->param_names()) out.published_columns.push_back(name);
   // split_columns built chain 0's kernel once; its PrivateData made no release.
-  // From here on the job writes its directory: one process at a time (data/directory_lock.hpp).
-  const DirectoryLock out_lock(spec.out_dir, "--out");
+  claim_output();
   const std::filesystem::path curator = curator_dir(spec.out_dir);
   if (private_run) prepare_curator_dir(curator);
   timings.add("planning", phase.seconds());

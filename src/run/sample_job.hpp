@@ -151,6 +151,10 @@ bool is_private_sampler(const std::string& sampler);
 // exact reference posterior, a starting spread) may shape what is published.
 bool on_callers_rows(const SampleSpec& spec);
 
+// The option that named the job's output directory, for messages: --resume for a resumed run (it
+// continues in the directory it was started in), else --out.
+std::string output_option(const SampleSpec& spec);
+
 // Runs the job. Throws UsageError/ConfigError/DataError/NoInputError/OutputError for bad input
 // before any chain starts.
 SampleOutcome run_sample_job(const SampleSpec& spec);

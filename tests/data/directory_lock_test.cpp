@@ -8,10 +8,12 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <memory>
+#include <thread>
 
 #include "core/error.hpp"
 #include "temp_dir.hpp"
@@ -68,7 +70,7 @@ TEST(DirectoryLock, ADirectoryAnotherOwnerHoldsIsBusy) {
       FAIL() << "locked a directory another owner holds: " << spelling;
     } catch (const BusyError& e) {
       EXPECT_EQ(e.code(), ExitCode::temp_fail);
-      for (const char* f : {"--out", "another dpmcmc process"})
+      for (const char* f : {"--out", "another dpmcmc run"})
         EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
     }
   }
@@ -100,6 +102,58 @@ TEST(DirectoryLock, APathThatIsAFileIsAnOutputError) {
   } catch (const OutputError& e) {
     EXPECT_NE(std::string(e.what()).find("--out"), std::string::npos) << e.what();
   }
+}
+
+TEST(DirectoryLock, AnotherThreadOfThisProcessIsBusy) {
+  // Two library callers (Python threads) writing one directory: the second is refused, though the
+  // process already holds the kernel's lock.
+  testing::TempDir tmp;
+  const auto dir = tmp / "o";
+  const DirectoryLock lock(dir, "--out");
+  bool busy = false;
+  std::thread other([&] {
+    try {
+      const DirectoryLock second(dir, "--out");
+    } catch (const BusyError&) {
+      busy = true;
+    }
+  });
+  other.join();
+  EXPECT_TRUE(busy);
+  std::thread elsewhere([&] { const DirectoryLock free_one(tmp / "p", "--out"); });
+  elsewhere.join();  // another directory: no conflict (threw nothing)
+}
+
+TEST(DirectoryLock, AForkedChildDoesNotKeepTheParentsLock) {
+  // A worker forked during a run (a Python multiprocessing pool) must not hold the directory after
+  // the run: the child closes its copies of the descriptors.
+  testing::TempDir tmp;
+  const auto dir = tmp / "o";
+  int to_child[2], from_child[2];
+  ASSERT_EQ(::pipe(to_child), 0);
+  ASSERT_EQ(::pipe(from_child), 0);
+  auto lock = std::make_unique<DirectoryLock>(dir, "--out");
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(to_child[1]);
+    // fork() has returned here, so the child's fork handler has run: tell the parent.
+    [[maybe_unused]] const auto w = ::write(from_child[1], "r", 1);
+    char c;
+    [[maybe_unused]] const auto n = ::read(to_child[0], &c, 1);  // wait for the parent's checks
+    ::_exit(0);
+  }
+  ::close(to_child[0]);
+  char ready;
+  ASSERT_EQ(::read(from_child[0], &ready, 1), 1);
+  EXPECT_FALSE(free_for_others(dir));  // the parent still holds it
+  lock.reset();
+  EXPECT_TRUE(free_for_others(dir)) << "the forked child kept the lock";
+  [[maybe_unused]] const auto n = ::write(to_child[1], "x", 1);
+  ::close(to_child[1]);
+  ::close(from_child[0]);
+  ::close(from_child[1]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
 }
 
 }  // namespace
