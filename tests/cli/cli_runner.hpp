@@ -1,6 +1,8 @@
 // Runs the dpmcmc program as a user would (a shell command) and captures exit code and output.
 #pragma once
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -8,6 +10,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+
+extern char** environ;
 
 namespace dpmcmc::test {
 
@@ -42,6 +47,25 @@ inline CliResult run_cli(const std::string& args, const std::filesystem::path& d
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
+}
+
+// Starts `dpmcmc ARGS` (split at spaces) in the background with stdout and stderr in `log`;
+// returns its pid (-1 if it could not start) for waitpid or kill.
+inline pid_t spawn_cli(const std::string& args, const std::filesystem::path& log = "/dev/null") {
+  std::istringstream in(args);
+  std::vector<std::string> argv{DPMCMC_BINARY};
+  for (std::string w; in >> w;) argv.push_back(w);
+  std::vector<char*> pointers;
+  for (auto& a : argv) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, DPMCMC_BINARY, &actions, nullptr, pointers.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
 }
 
 }  // namespace dpmcmc::test

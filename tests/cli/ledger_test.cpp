@@ -43,22 +43,9 @@ std::string sample_args(const fs::path& data, const fs::path& ledger, const fs::
       data.string(), seed, ledger.string(), out.string(), extra);
 }
 
-// Starts `dpmcmc ARGS` with stdout and stderr in `log`; returns its pid.
 pid_t spawn(const std::string& args, const fs::path& log) {
-  std::istringstream in(args);
-  std::vector<std::string> argv{DPMCMC_BINARY};
-  for (std::string w; in >> w;) argv.push_back(w);
-  std::vector<char*> pointers;
-  for (auto& a : argv) pointers.push_back(a.data());
-  pointers.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, DPMCMC_BINARY, &actions, nullptr, pointers.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  EXPECT_EQ(rc, 0);
+  const pid_t pid = spawn_cli(args, log);
+  EXPECT_GT(pid, 0);
   return pid;
 }
 

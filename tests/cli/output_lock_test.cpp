@@ -10,7 +10,6 @@
 
 #include <fmt/format.h>
 #include <signal.h>
-#include <spawn.h>
 
 #include <chrono>
 #include <fstream>
@@ -18,8 +17,6 @@
 #include <thread>
 
 #include "cli_runner.hpp"
-
-extern char** environ;
 
 namespace dpmcmc::test {
 namespace {
@@ -145,19 +142,10 @@ TEST(CliOutputLock, ARefusedPrivateRunCreatesNoKeyAndReservesNothing) {
 TEST(CliOutputLock, ARunningSampleHoldsItsDirectoryUntilItEnds) {
   const auto dir = scratch_dir("lock-held");
   const auto out = dir / "o";
-  std::vector<std::string> argv = {
-      DPMCMC_BINARY, "sample",   "--model", "banana-flat-2d", "--sampler", "rwmh",      "--iter",
-      "100000000",   "--chains", "1",       "--quiet",        "--out",     out.string()};
-  std::vector<char*> pointers;
-  for (auto& a : argv) pointers.push_back(a.data());
-  pointers.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  ASSERT_EQ(posix_spawn(&pid, DPMCMC_BINARY, &actions, nullptr, pointers.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
+  const pid_t pid = spawn_cli(
+      "sample --model banana-flat-2d --sampler rwmh --iter 100000000 --chains 1 --quiet --out " +
+      out.string());
+  ASSERT_GT(pid, 0);
   // The draws file appears once the run is past its checks and holds the lock.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!std::filesystem::exists(out / "chain-1.csv.part") &&

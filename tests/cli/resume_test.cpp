@@ -41,28 +41,9 @@ const std::vector<std::string> kConfigs = {
     "--randomize-step true --checkpoint-every 7",
 };
 
-std::vector<std::string> words(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> w;
-  for (std::string s; in >> s;) w.push_back(s);
-  return w;
-}
-
-// Starts `dpmcmc ARGS` with its output discarded; returns its pid.
 pid_t spawn(const std::string& args) {
-  std::vector<std::string> argv = words(args);
-  argv.insert(argv.begin(), DPMCMC_BINARY);
-  std::vector<char*> pointers;
-  for (auto& a : argv) pointers.push_back(a.data());
-  pointers.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, DPMCMC_BINARY, &actions, nullptr, pointers.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  EXPECT_EQ(rc, 0);
+  const pid_t pid = spawn_cli(args);
+  EXPECT_GT(pid, 0);
   return pid;
 }
 
