@@ -6,6 +6,9 @@
 //   GradClipSum   Σ_i clip₂(∇ log p(x_i | θ), c): what one grad_sum release computes
 //   ReadSum       Σ of every value of the same blocks: the memory-bandwidth baseline (issue 28,
 //                 goal 3: the fused kernel at n = 10⁷, d = 10 should reach ≥ 70 % of its rows/s)
+//   ExactGradient the exact log posterior and its gradient, as HMC and NUTS ask for them: by
+//                 rows (log-likelihood and gradient of every row, summed block by block) against
+//                 Posterior, which uses the model's LikelihoodSummary where it has one
 // on banana-flat-2d, gauss-30d (the thesis' 30-d Gaussian: banana with a = 0, diagonal
 // covariance) and gauss-10d (dense 10-d covariance), at n = 10⁵ and 10⁶ rows. Arguments: n, block
 // rows. θ and θ′ are the preset's true θ and a small perturbation of it (a typical proposal).
@@ -15,6 +18,7 @@
 #include <memory>
 #include <string>
 
+#include "models/posterior.hpp"
 #include "models/presets.hpp"
 
 namespace dpmcmc {
@@ -123,6 +127,36 @@ void ReadSum(benchmark::State& state, const char* name) {
   benchmark::DoNotOptimize(total);
 }
 
+// by_rows = 1: Σ_i of the rows' log-likelihoods and gradients (the path of models without a
+// summary); 0: Posterior::log_density_gradient. Items = rows the evaluation stands for.
+void ExactGradient(benchmark::State& state, const char* name, bool by_rows) {
+  const Problem& pr = problem(name, static_cast<std::size_t>(state.range(0)));
+  const Posterior posterior(*pr.model, pr.data);
+  Vec values(state.range(1));
+  Mat grads(state.range(1), pr.model->dim());
+  Vec grad(pr.model->dim());
+  for (auto _ : state) {
+    if (!by_rows) {
+      benchmark::DoNotOptimize(posterior.log_density_gradient(pr.theta, grad));
+      continue;
+    }
+    double lik = 0.0;
+    grad.setZero();
+    const std::size_t block = static_cast<std::size_t>(state.range(1));
+    for (std::size_t begin = 0; begin < pr.data.rows(); begin += block) {
+      const std::size_t count = std::min(block, pr.data.rows() - begin);
+      const auto m = static_cast<Eigen::Index>(count);
+      pr.model->log_lik_rows(pr.theta, pr.data.block(begin, count), values.head(m));
+      pr.model->grad_log_lik_rows(pr.theta, pr.data.block(begin, count), grads.topRows(m));
+      lik += values.head(m).sum();
+      grad += grads.topRows(m).colwise().sum().transpose();
+    }
+    benchmark::DoNotOptimize(lik);
+    benchmark::DoNotOptimize(grad.data());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   for (std::int64_t n : {100000, 1000000}) b->Args({n, 4096});
   b->ArgNames({"n", "block"});
@@ -161,6 +195,9 @@ BENCHMARK_CAPTURE(Ratio, gauss_10d_dense, "gauss-10d")->Apply(sizes);
 BENCHMARK_CAPTURE(LogLik, gauss_10d_dense, "gauss-10d")->Apply(sizes);
 BENCHMARK_CAPTURE(Grad, gauss_10d_dense, "gauss-10d")->Apply(sizes);
 BENCHMARK_CAPTURE(LogLik, gauss_10d_dense_blocks, "gauss-10d")->Apply(block_sizes);
+BENCHMARK_CAPTURE(ExactGradient, gauss_10d_rows, "gauss-10d", true)->Apply(sizes);
+BENCHMARK_CAPTURE(ExactGradient, gauss_10d_posterior, "gauss-10d", false)->Apply(sizes);
+BENCHMARK_CAPTURE(ExactGradient, banana_flat_2d_posterior, "banana-flat-2d", false)->Apply(sizes);
 
 }  // namespace
 }  // namespace dpmcmc

@@ -235,6 +235,23 @@ CrossRunSpend Ledger::spent(const LedgerDataset& dataset) {
   return compose_runs(spends, dataset.budget, dataset.rule);
 }
 
+namespace {
+
+// Why the Gaussian composition has no δ left: the discrete noise's distance from the continuous
+// Gaussian is charged to δ as (1 + e^E)·ΣK·η (docs/privacy-accounting.md, section 8), which a
+// large dataset ε E blows up.
+std::string no_delta_left(const LedgerDataset& dataset, const CrossRunSpend& after) {
+  return fmt::format(
+      " The Gaussian composition charges the discrete noise's total-variation distance from the "
+      "Gaussian to δ times (1 + e^ε), {:.3g} at the dataset's ε = {}, which leaves none of its "
+      "δ = {}: register "
+      "the dataset with a smaller ε (e^ε grows fast), or with `dpmcmc ledger init --composition "
+      "basic` (each run then counts its own ε and δ).",
+      dataset.budget.delta - after.delta_accountants, dataset.budget.epsilon, dataset.budget.delta);
+}
+
+}  // namespace
+
 std::pair<std::int64_t, std::string> Ledger::reserve(const std::string& hash,
                                                      const Reservation& r) {
   SqliteTransaction t(db_);
@@ -257,13 +274,15 @@ std::pair<std::int64_t, std::string> Ledger::reserve(const std::string& hash,
     throw BudgetRefusal(fmt::format(
         "ledger {}: dataset '{}' ({}) has a budget of ε = {}, δ = {} across runs ({} "
         "composition); its {} earlier run(s) spent ε = {}{}, and this run's plan (ε = {}, δ = {}) "
-        "would bring it to ε = {}{}. The run was refused before any release; `dpmcmc ledger show "
-        "--ledger {}` lists the runs",
+        "would bring it to ε = {}{}.{} The run was refused before any release; `dpmcmc ledger "
+        "show --ledger {}` lists the runs",
         path().string(), dataset->label, short_hash(hash), dataset->budget.epsilon,
         dataset->budget.delta, to_string(dataset->rule), earlier.size(), eps(before.epsilon),
         gaussian ? "" : fmt::format(" (δ {:.3g})", before.sum_delta), r.budget.epsilon,
         r.budget.delta, eps(after.epsilon),
-        gaussian ? "" : fmt::format(" (δ {:.3g})", after.sum_delta), path().string()));
+        gaussian ? "" : fmt::format(" (δ {:.3g})", after.sum_delta),
+        gaussian && !(after.delta_accountants > 0.0) ? no_delta_left(*dataset, after) : "",
+        path().string()));
   }
   const std::string now = now_utc();
   SqliteStatement q(db_,

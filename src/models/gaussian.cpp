@@ -1,6 +1,8 @@
 #include "models/gaussian.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numbers>
 #include <string>
 
@@ -46,6 +48,32 @@ Mat& scratch(Eigen::Index rows, Eigen::Index cols) {
     buffer.resize(std::max(rows, buffer.rows()), cols);
   return buffer;
 }
+
+// Sufficient statistics of the Gaussian likelihood with known covariance (see summarize()).
+class GaussianSummary : public LikelihoodSummary {
+ public:
+  GaussianSummary(double n, Vec mean, double scatter, const Mat& precision, double lik_const)
+      : n_(n),
+        mean_(std::move(mean)),
+        scatter_(scatter),
+        precision_(precision),
+        lik_const_(lik_const) {}
+
+  double log_lik(const Vec& theta) const override {
+    const Vec r = mean_ - theta;
+    return n_ * lik_const_ - 0.5 * (scatter_ + n_ * r.dot(precision_ * r));
+  }
+  void grad_log_lik(const Vec& theta, Eigen::Ref<Vec> out) const override {
+    out.noalias() = n_ * (precision_ * (mean_ - theta));
+  }
+
+ private:
+  double n_;
+  Vec mean_;
+  double scatter_;
+  Mat precision_;
+  double lik_const_;
+};
 
 }  // namespace
 
@@ -130,6 +158,23 @@ void GaussianModel::grad_log_lik_rows(const Vec& theta, const RowBlock& rows,
   // Row i: (Σ⁻¹(x_i − θ))ᵀ = x_iᵀ P − (Pθ)ᵀ, P symmetric.
   out.noalias() = rows * prec_;
   out.rowwise() -= (prec_ * theta).transpose();
+}
+
+std::unique_ptr<const LikelihoodSummary> GaussianModel::summarize(const Dataset& data) const {
+  model_checks::dataset(kName, dim(), data.x.cols());
+  if (data.rows() == 0) return nullptr;
+  const Vec mean = data.x.colwise().mean().transpose();
+  // S = Σ_i |L⁻¹(x_i − x̄)|², accumulated over blocks of rows.
+  double scatter = 0.0;
+  constexpr std::size_t kBlock = 4096;
+  for (std::size_t begin = 0; begin < data.rows(); begin += kBlock) {
+    const auto count = static_cast<Eigen::Index>(std::min(kBlock, data.rows() - begin));
+    Mat z = (data.block(begin, static_cast<std::size_t>(count)).rowwise() - mean.transpose()) *
+            whiten_.transpose();
+    scatter += z.squaredNorm();
+  }
+  return std::make_unique<GaussianSummary>(static_cast<double>(data.rows()), mean, scatter, prec_,
+                                           lik_const_);
 }
 
 Dataset GaussianModel::simulate(const Vec& theta, std::size_t n, Rng& rng) const {

@@ -34,6 +34,10 @@ class GaussianModel : public Model {
   void grad_log_lik_rows(const Vec& theta, const RowBlock& rows,
                          Eigen::Ref<Mat> out) const override;
 
+  // Σ_i log N(x_i; θ, Σ) = n c − ½[S + n (x̄ − θ)ᵀ Σ⁻¹ (x̄ − θ)], S = Σ_i (x_i − x̄)ᵀ Σ⁻¹ (x_i − x̄):
+  // centred, so nothing cancels when the data sit far from 0. nullptr for an empty dataset.
+  std::unique_ptr<const LikelihoodSummary> summarize(const Dataset& data) const override;
+
   // Rows x_i = θ + L z_i, Σ = L Lᵀ, z_i standard normal drawn row by row (so the first m rows of
   // a larger dataset are the same m rows).
   Dataset simulate(const Vec& theta, std::size_t n, Rng& rng) const override;

@@ -18,6 +18,19 @@ namespace dpmcmc {
 
 class ReferenceCache;
 
+// The log-likelihood of one whole dataset and its gradient in closed form, from statistics of the
+// data computed once (e.g. the Gaussian's mean and centred scatter). Untempered, like the rows.
+// Only the exact posterior of the non-private baselines uses it (models/posterior.hpp): it costs
+// O(d²) per evaluation where the rows cost O(n d²).
+class LikelihoodSummary {
+ public:
+  virtual ~LikelihoodSummary() = default;
+  // Σ_i log p(x_i | θ).
+  virtual double log_lik(const Vec& theta) const = 0;
+  // Σ_i ∇_θ log p(x_i | θ), written into out (size d).
+  virtual void grad_log_lik(const Vec& theta, Eigen::Ref<Vec> out) const = 0;
+};
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -47,6 +60,12 @@ class Model {
   // out.row(i) = ∇_θ log p(x_i | θ)ᵀ; out is rows.rows() × dim().
   virtual void grad_log_lik_rows(const Vec& theta, const RowBlock& rows,
                                  Eigen::Ref<Mat> out) const = 0;
+
+  // The summary of `data` for models whose likelihood has low-dimensional sufficient statistics;
+  // nullptr (the default) where it has none, and the rows are evaluated.
+  virtual std::unique_ptr<const LikelihoodSummary> summarize(const Dataset& /*data*/) const {
+    return nullptr;
+  }
 
   // Draws n rows from p(x | θ) (synthetic data; columns named data_columns()).
   virtual Dataset simulate(const Vec& theta, std::size_t n, Rng& rng) const = 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 #include "data/dataset.hpp"
 #include "models/model.hpp"
@@ -20,7 +21,8 @@ class Posterior {
   const Model& model() const { return model_; }
   const Dataset& data() const { return data_; }
 
-  // log p(θ) + T Σ_i log p(x_i | θ).
+  // log p(θ) + T Σ_i log p(x_i | θ): from the model's LikelihoodSummary of the data when it has
+  // one (computed here, once), else from the rows block by block.
   double log_density(const Vec& theta) const;
   // Returns log_density(θ) and writes its gradient into grad (resized to dim()).
   double log_density_gradient(const Vec& theta, Vec& grad) const;
@@ -29,6 +31,7 @@ class Posterior {
   const Model& model_;
   const Dataset& data_;
   std::size_t block_rows_;
+  std::unique_ptr<const LikelihoodSummary> summary_;
   mutable Vec row_values_;
   mutable Mat row_grads_;
 };

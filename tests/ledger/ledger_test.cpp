@@ -100,6 +100,32 @@ TEST(Ledger, RefusesTheRunThatWouldExceedTheBudget) {
   EXPECT_NEAR(ledger.spent(d).epsilon, epsilon_of(1000, 2), 1e-9);
 }
 
+// A dataset ε so large that (1 + e^ε)·TV of the discrete noise exceeds δ leaves the Gaussian
+// composition no δ: the refusal says so and names the basic rule (e^50 · 1e-21 ≈ 5.2 > 1e-5),
+// while the same run fits a dataset of ε = 5 (e^5 · 1e-21 ≈ 1.5e-19).
+TEST(Ledger, ADatasetEpsilonThatLeavesNoDeltaIsExplained) {
+  Ledger ledger(fresh("no-delta"), true);
+  const auto big = dataset(50.0);
+  ledger.register_dataset(big);
+  Reservation r = plan(10);
+  r.discretisation_tv = 1e-21;
+  try {
+    ledger.reserve(big.hash, r);
+    FAIL() << "reserved with no δ left";
+  } catch (const BudgetRefusal& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("ε = ∞ (no δ left)"), std::string::npos) << what;
+    EXPECT_NE(what.find("total-variation distance"), std::string::npos) << what;
+    EXPECT_NE(what.find("5.18 at the dataset's ε = 50"), std::string::npos) << what;
+    EXPECT_NE(what.find("--composition basic"), std::string::npos) << what;
+  }
+  EXPECT_TRUE(ledger.runs(big.hash).empty());
+  auto small = dataset(5.0);
+  small.hash = std::string(64, 'c');
+  ledger.register_dataset(small);
+  EXPECT_GT(ledger.reserve(small.hash, r).first, 0);
+}
+
 TEST(Ledger, ASettledRunCountsWhatItRecordedAnUnsettledOneItsReservation) {
   auto [owner, d] = two_run_budget("settle");
   Ledger& ledger = *owner;
