@@ -60,10 +60,12 @@ class GaussianSummary : public LikelihoodSummary {
         lik_const_(lik_const) {}
 
   double log_lik(const Vec& theta) const override {
+    model_checks::theta(kName, static_cast<int>(mean_.size()), theta);
     const Vec r = mean_ - theta;
     return n_ * lik_const_ - 0.5 * (scatter_ + n_ * r.dot(precision_ * r));
   }
   void grad_log_lik(const Vec& theta, Eigen::Ref<Vec> out) const override {
+    model_checks::theta(kName, static_cast<int>(mean_.size()), theta);
     out.noalias() = n_ * (precision_ * (mean_ - theta));
   }
 

@@ -13,7 +13,8 @@ namespace dpmcmc {
 
 class Posterior {
  public:
-  // Keeps references: model and data must outlive the Posterior. Not thread-safe (scratch
+  // Keeps references: model and data must outlive the Posterior, and the data must not change
+  // while it lives (a model's summary of them is taken here, once). Not thread-safe (scratch
   // buffers); give each chain its own.
   Posterior(const Model& model, const Dataset& data, std::size_t block_rows = 4096);
 

@@ -108,6 +108,12 @@ TEST(CommittedResults, ClippingStudyCellsReproduce) {
                                       "sample/banana-flat-2d/hmc/clip=0.5/NA/1"});
 }
 
+// DP HMC paper's clipping study on the 10-d Gaussian: HMC's gradient comes from the Gaussian's
+// sufficient statistics (models/posterior.hpp), and its 90 rows were drawn that way.
+TEST(CommittedResults, GaussianClippingStudyHmcCellReproduces) {
+  expect_cells_reproduce("dphmc-clipping-gauss", {"sample/gauss-10d/hmc/clip=5/NA/1"});
+}
+
 // The reproductions drawn since issue #23 (issue #29) take their noise from the committed key file
 // experiments/keys/reproductions.key: their private cells redraw the committed rows exactly.
 TEST(CommittedResults, CircleCellsReproduceUnderTheCommittedKey) {
