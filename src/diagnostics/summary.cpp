@@ -17,19 +17,33 @@
 
 namespace dpmcmc {
 
-ParameterSummary summarize_parameter(std::string name, const ChainDraws& draws) {
+namespace {
+
+// What every column gets, a running total too: its location and spread. The chain diagnostics
+// are left NaN for the caller to fill.
+ParameterSummary describe(std::string name, const ChainDraws& draws) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   ParameterSummary p;
   p.name = std::move(name);
   p.mean = draws.mean();
   p.sd = pooled_sd(draws);
-  p.mcse_mean = mcse_mean(draws);
-  p.mcse_sd = mcse_sd(draws);
   Vec probs(3);
   probs << 0.05, 0.5, 0.95;
   const Vec q = quantiles(draws, probs);
   p.q5 = q(0);
   p.q50 = q(1);
   p.q95 = q(2);
+  p.mcse_mean = p.mcse_sd = p.ess_bulk = p.ess_tail = p.rhat = p.n_eff = p.rhat_basic = kNaN;
+  p.no_finite_draw = !draws.array().isFinite().any();
+  return p;
+}
+
+}  // namespace
+
+ParameterSummary summarize_parameter(std::string name, const ChainDraws& draws) {
+  ParameterSummary p = describe(std::move(name), draws);
+  p.mcse_mean = mcse_mean(draws);
+  p.mcse_sd = mcse_sd(draws);
   p.ess_tail = ess_tail(draws);
   if (all_finite(draws) && !is_constant(draws)) {
     // ess_bulk and rhat_bulk share the rank-normalised split chains; compute them once.
@@ -37,12 +51,9 @@ ParameterSummary summarize_parameter(std::string name, const ChainDraws& draws) 
     p.ess_bulk = ess_geyer(z);
     const double bulk = rhat_classic(z), tail = rhat_tail(draws);
     p.rhat = std::isnan(bulk) || std::isnan(tail) ? std::nan("") : std::max(bulk, tail);
-  } else {
-    p.ess_bulk = p.rhat = std::numeric_limits<double>::quiet_NaN();
   }
   p.n_eff = stansummary_ess(draws);
   p.rhat_basic = rhat_basic(draws, true);
-  p.no_finite_draw = !draws.array().isFinite().any();
   return p;
 }
 
@@ -76,12 +87,11 @@ Summary summarize(std::span<const std::string> names, std::span<const Mat> chain
     for (std::size_t c = 0; c < chains.size(); ++c) {
       draws.col(static_cast<Eigen::Index>(c)) = chains[c].col(static_cast<Eigen::Index>(j));
     }
-    out.parameters.push_back(summarize_parameter(names[j], draws));
     if (is_running_total(names[j])) {
-      ParameterSummary& p = out.parameters.back();
-      p.running_total = true;
-      p.mcse_mean = p.mcse_sd = p.ess_bulk = p.ess_tail = p.rhat = p.n_eff = p.rhat_basic =
-          std::numeric_limits<double>::quiet_NaN();
+      out.parameters.push_back(describe(names[j], draws));
+      out.parameters.back().running_total = true;
+    } else {
+      out.parameters.push_back(summarize_parameter(names[j], draws));
     }
   }
   return out;

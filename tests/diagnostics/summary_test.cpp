@@ -173,10 +173,13 @@ TEST(Summary, RunningSpendHasNoMixingDiagnostics) {
   const ParameterSummary& drift = s.parameters[1];
   EXPECT_TRUE(spend.running_total);
   EXPECT_FALSE(drift.running_total);
-  for (double v : {spend.rhat, spend.ess_bulk, spend.ess_tail, spend.mcse_mean, spend.rhat_basic})
+  for (double v : {spend.rhat, spend.ess_bulk, spend.ess_tail, spend.mcse_mean, spend.mcse_sd,
+                   spend.n_eff, spend.rhat_basic})
     EXPECT_TRUE(std::isnan(v));
   EXPECT_GT(drift.rhat, 1.5);  // the same trend as a parameter: flagged
   EXPECT_DOUBLE_EQ(spend.mean, drift.mean);
+  EXPECT_DOUBLE_EQ(spend.sd, drift.sd);
+  EXPECT_DOUBLE_EQ(spend.q5, drift.q5);
   EXPECT_DOUBLE_EQ(spend.q95, drift.q95);
   const std::string text = format_summary(s);
   const auto at = text.find("\neps_spent__ ");
