@@ -12,6 +12,7 @@ Posterior::Posterior(const Model& model, const Dataset& data, std::size_t block_
   model_checks::dataset(model.name(), static_cast<Eigen::Index>(model.data_columns().size()),
                         data.x.cols());
   summary_ = model.summarize(data);
+  if (summary_) return;  // the rows are never read: no scratch blocks
   const auto b =
       static_cast<Eigen::Index>(std::min(block_rows_, std::max<std::size_t>(1, data.rows())));
   row_values_.resize(b);
