@@ -2,7 +2,10 @@
 
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cstdint>
 #include <exception>
+#include <system_error>
 
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
@@ -13,16 +16,24 @@ namespace dpmcmc::cli {
 namespace {
 
 // CLI11 reads "-5" into an unsigned option as 2^64 − 5 (strtoull's rule), so `--iter -5` or
-// `--seed -1` were accepted and wrapped; one check on every UINT option of every command refuses a
-// sign instead (EX_USAGE, naming the option).
+// `--seed -1` were accepted and wrapped, and it caps a number past 2^64 − 1 at 2^64 − 1, so two
+// different huge seeds ran as one (the same noise under one key). One check on every UINT option
+// of every command refuses both instead (EX_USAGE, naming the option).
 void refuse_signed_counts(CLI::App& app) {
   for (CLI::Option* option : app.get_options([](const CLI::Option*) { return true; })) {
     if (option->get_type_name().rfind("UINT", 0) != 0) continue;
     option->check(CLI::Validator(
         [](std::string& value) -> std::string {
           const auto first = value.find_first_not_of(" \t");
-          if (first != std::string::npos && (value[first] == '-' || value[first] == '+'))
+          if (first == std::string::npos) return {};
+          if (value[first] == '-' || value[first] == '+')
             return "expected a whole number >= 0 without a sign, got '" + value + "'";
+          std::uint64_t parsed = 0;
+          const char* end = value.data() + value.size();
+          if (std::from_chars(value.data() + first, end, parsed).ec ==
+              std::errc::result_out_of_range)
+            return "expected a whole number <= 18446744073709551615 (2^64 - 1), got '" + value +
+                   "'";
           return {};
         },
         ""));

@@ -70,8 +70,9 @@ TEST(CliBadInput, NonPositiveValues) {
 }
 
 // CLI11 reads "-5" into an unsigned option as 2^64 - 5: every UINT option of every command refuses
-// a sign (`--iter -5` crashed, `--seed -1` ran with seed 2^64 - 1), and a count whose draws cannot
-// fit in memory is refused before any chain starts, with no partial chain file left.
+// a sign (`--iter -5` crashed, `--seed -1` ran with seed 2^64 - 1) and a number past 2^64 - 1
+// (CLI11 capped it), and a count whose draws cannot fit in memory is refused before any chain
+// starts, with no partial chain file left.
 TEST(CliBadInput, SignedOrOversizedCounts) {
   const auto dir = scratch_dir("signed-counts");
   for (const std::string opt :
@@ -83,6 +84,18 @@ TEST(CliBadInput, SignedOrOversizedCounts) {
     EXPECT_NE(r.err.find(opt.substr(0, opt.find(' ')) + ": expected a whole number >= 0"),
               std::string::npos)
         << opt << ": " << r.err;
+  }
+  // Past 2^64 - 1: CLI11 alone capped it, so two different seeds ran as one.
+  for (const std::string opt : {"--seed 18446744073709551616", "--seed 99999999999999999999999",
+                                "--iter 18446744073709551616"}) {
+    const auto r = run_cli("sample --model banana-tempered-2d --sampler nuts --n 100 " + opt +
+                               " --quiet --out " + (dir / "o").string(),
+                           dir);
+    EXPECT_EQ(r.exit_code, 64) << opt;
+    EXPECT_NE(r.err.find(opt.substr(0, opt.find(' ')) + ": expected a whole number <= "),
+              std::string::npos)
+        << opt << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "o" / "chain-1.csv")) << opt;
   }
   for (const std::string opt : {"account --sampler dp-penalty --epsilon 1 --n -3",
                                 "simulate --model banana-tempered-2d --n -1"}) {
