@@ -17,5 +17,8 @@ double log_sum_exp(std::span<const double> x);
 double log_erfc(double x);
 // log Φ(x), the standard normal log-CDF, accurate in the far left tail.
 double log_normal_cdf(double x);
+// log R(t) = log(Φ(−t)/φ(t)), the log of the normal Mills ratio, for every finite t ≥ 0 (about
+// −log t for large t, where Φ(−t) and φ(t) both underflow).
+double log_mills_ratio(double t);
 
 }  // namespace dpmcmc

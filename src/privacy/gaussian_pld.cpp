@@ -88,7 +88,15 @@ double gaussian_pld_log_delta(double mu, double epsilon) {
   const double s = std::sqrt(2.0 * mu);
   const double x = epsilon / s - 0.5 * s;  // Φ(s/2 − ε/s) = Φ(−x)
   const double log_first = log_normal_cdf(-x);
-  const double log_second = epsilon + log_normal_cdf(-x - s);
+  // log(e^ε Φ(−x−s)): above kLargeEpsilon the sum ε + log Φ(−x−s) cancels (both terms near μ;
+  // at μ = 5e19 its error passed 1e4 nats and sent the Mills integral to x = −76, where e^{−xu}
+  // overflowed). Since ε − (x+s)²/2 = −x²/2, it equals log φ(x) + log R(x+s) (R the Mills
+  // ratio), which has no cancellation. Below the threshold the direct sum is kept, so the plans
+  // of every ε a run can take keep their exact rounding.
+  constexpr double kLargeEpsilon = 1024.0;
+  const double log_second = epsilon < kLargeEpsilon
+                                ? epsilon + log_normal_cdf(-x - s)
+                                : -0.5 * x * x - kLogSqrt2Pi + log_mills_ratio(x + s);
   if (log_second - log_first < kDirectMaxLogRatio) return log_sub_exp(log_first, log_second);
   // δ = φ(x) · ∫₀^∞ e^{−u²/2 − xu}(1 − e^{−su}) du (Mills-ratio form, see the header).
   return -0.5 * x * x - kLogSqrt2Pi + log_mills_difference(x, s);

@@ -109,6 +109,15 @@ PieceWindow window_of(const Piece& p, const LossMap& L, double h, double tail_qu
   } else {
     l_lo = -L(x_hi), l_hi = -L(x_lo);
   }
+  // A loss range past 2^62 bins (σ/Δ = 1e-8 spans ±5e15 nats) cannot even be indexed: the cast
+  // below would be undefined. Refused here; smaller ranges meet the max_bins check.
+  constexpr double kMaxIndex = 0x1p62;
+  if (!(std::abs(l_lo / h) < kMaxIndex && std::abs(l_hi / h) < kMaxIndex)) {
+    throw ConfigError(fmt::format(
+        "numerical PLD: the privacy loss of one release spans [{:.4g}, {:.4g}], more than 2^62 "
+        "bins at interval {}: increase the interval, or use pld-gaussian, zcdp or rdp",
+        l_lo, l_hi, h));
+  }
   PieceWindow w;
   w.k_lo = static_cast<std::int64_t>(std::floor(l_lo / h));
   w.k_hi = static_cast<std::int64_t>(std::ceil(l_hi / h));

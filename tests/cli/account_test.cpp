@@ -1,5 +1,6 @@
 // `dpmcmc account` end to end: published reference values through the command line, and the
 // refusal of invalid input with exit code 64 and a message naming the option.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -73,6 +74,30 @@ TEST(CliAccount, TableExplainsAnInfiniteNumericalBound) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("inf"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("no finite ε certified at δ = 1e-09"), std::string::npos) << r.out;
+}
+
+// Almost no noise (σ/Δ = 1e-8, 1e-12): every accountant that can answer gives ε ≈ 1/(2σ²), and
+// the numerical PLD, whose loss range cannot be binned, says so in its row. Both once ended the
+// command with an internal error (exit 70).
+TEST(CliAccount, AlmostNoNoiseGivesEachAccountantsAnswerOrItsReason) {
+  const auto dir = scratch_dir("account-tiny-sigma");
+  for (const double sigma : {1e-8, 1e-12}) {
+    const auto r = run_cli(
+        fmt::format("account --mechanism gaussian --sigma {} --delta 1e-5 --json", sigma), dir);
+    ASSERT_EQ(r.exit_code, 0) << sigma << ": " << r.err;
+    const double mu = 1.0 / (2.0 * sigma * sigma);
+    for (const auto& row : nlohmann::json::parse(r.out)) {
+      const std::string name = row["accountant"].get<std::string>();
+      if (name.starts_with("pld-numerical")) {
+        EXPECT_FALSE(row["ok"].get<bool>()) << row;
+        EXPECT_NE(row["message"].get<std::string>().find("increase the interval"),
+                  std::string::npos)
+            << row;
+      } else if (name == "pld-gaussian") {
+        EXPECT_NEAR(row["epsilon"].get<double>(), mu, 1e-6 * mu) << row;
+      }
+    }
+  }
 }
 
 TEST(CliAccount, InvalidInputIsRefused) {

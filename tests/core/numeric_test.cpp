@@ -38,5 +38,20 @@ TEST(Numeric, LogNormalCdf) {
   EXPECT_NEAR(log_normal_cdf(-40.0), -804.6084420137538, 1e-9);
 }
 
+TEST(Numeric, LogMillsRatioMatchesTheContinuedFraction) {
+  // Independent value: Laplace's continued fraction R(t) = 1/(t + 1/(t + 2/(t + 3/(t + …)))),
+  // evaluated bottom-up with 4000 levels (converged to ~1e-16 for t ≥ 0.5), on both sides of the
+  // switch to the series (t = 26√2 ≈ 36.77) and far beyond, where Φ(−t) underflows.
+  const auto continued_fraction = [](double t) {
+    double v = t;
+    for (int k = 4000; k >= 1; --k) v = t + k / v;
+    return 1.0 / v;
+  };
+  for (double t : {0.5, 3.0, 10.0, 30.0, 36.7, 36.8, 100.0, 1e6}) {
+    EXPECT_NEAR(log_mills_ratio(t), std::log(continued_fraction(t)), 2e-12) << t;
+  }
+  EXPECT_NEAR(log_mills_ratio(0.0), 0.5 * std::log(2.0 * M_PI) - std::log(2.0), 1e-15);
+}
+
 }  // namespace
 }  // namespace dpmcmc

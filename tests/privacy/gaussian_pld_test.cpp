@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/math/quadrature/exp_sinh.hpp>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <cmath>
@@ -108,6 +109,25 @@ TEST(GaussianPld, LogSpaceStaysFiniteAndMonotoneAtExtremes) {
     ASSERT_TRUE(std::isfinite(eps)) << mu;
     EXPECT_LE(gaussian_pld_log_delta(mu, eps), std::log(1e-300)) << mu;
     EXPECT_GT(gaussian_pld_log_delta(mu, eps * (1.0 - 1e-12)), std::log(1e-300)) << mu;
+  }
+}
+
+TEST(GaussianPld, HugeMuGivesTheTailQuantileInsteadOfFailing) {
+  // σ/Δ = 1e-8 … 1e-12 (μ = 1/(2σ²) up to 5e23): ε + log Φ(−x−s) once cancelled to garbage and
+  // sent the Mills integral into overflow (a Boost error, exit 70). Independent value: for μ this
+  // large the second term of δ(ε) = Φ(−x) − e^ε Φ(−x−s) is φ(x)/(x+s) ≈ 5e-13·δ, so ε(δ) is the
+  // quantile ε = μ + √(2μ)·z with Φ(−z) = δ; z for δ = 1e-5 is Python's
+  // −statistics.NormalDist().inv_cdf(1e-5).
+  const double z = 4.2648907939228256;
+  for (double mu : {5e15, 5e19, 5e21, 5e23}) {
+    const double expected = mu + std::sqrt(2.0 * mu) * z;
+    EXPECT_NEAR(gaussian_pld_epsilon(mu, 1e-5), expected, 1e-13 * expected) << mu;
+  }
+  // Where the stable form takes over (ε = 1024) the two forms agree: δ does not jump there.
+  for (double mu : {300.0, 1024.0, 3000.0}) {
+    const double below = gaussian_pld_log_delta(mu, std::nextafter(1024.0, 0.0));
+    const double at = gaussian_pld_log_delta(mu, 1024.0);
+    EXPECT_NEAR(below, at, 1e-9 * std::max(1.0, std::abs(at))) << mu;
   }
 }
 
