@@ -35,6 +35,9 @@ ParameterSummary describe(std::string name, const ChainDraws& draws) {
   p.q95 = q(2);
   p.mcse_mean = p.mcse_sd = p.ess_bulk = p.ess_tail = p.rhat = p.n_eff = p.rhat_basic = kNaN;
   p.no_finite_draw = !draws.array().isFinite().any();
+  p.constant_within_chains = !p.no_finite_draw && draws.array().isFinite().all();
+  for (Eigen::Index c = 0; c < draws.cols() && p.constant_within_chains; ++c)
+    p.constant_within_chains = draws.col(c).minCoeff() == draws.col(c).maxCoeff();
   return p;
 }
 
@@ -42,6 +45,7 @@ ParameterSummary describe(std::string name, const ChainDraws& draws) {
 
 ParameterSummary summarize_parameter(std::string name, const ChainDraws& draws) {
   ParameterSummary p = describe(std::move(name), draws);
+  if (p.constant_within_chains) return p;
   p.mcse_mean = mcse_mean(draws);
   p.mcse_sd = mcse_sd(draws);
   p.ess_tail = ess_tail(draws);
@@ -130,14 +134,18 @@ std::string format_summary(const Summary& summary, int sig_figs) {
   const std::vector<std::string> header = {"",    "Mean", "MCSE",     "StdDev",   "5%",
                                            "50%", "95%",  "ESS_bulk", "ESS_tail", "R_hat"};
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> without_finite_draw, running_totals;
+  std::vector<std::string> without_finite_draw, running_totals, constants;
   for (const auto& p : summary.parameters) {
     if (p.no_finite_draw) {
       without_finite_draw.push_back(p.name);
       continue;
     }
-    if (p.running_total) {
-      running_totals.push_back(p.name);
+    // A column without spread within its chains (a fixed parameter, a step size after warmup)
+    // has no MCSE, ESS or R_hat: "-" and a note, not nan or inf.
+    const bool constant = p.constant_within_chains;
+    if (constant && !p.running_total) constants.push_back(p.name);
+    if (p.running_total || constant) {
+      if (p.running_total) running_totals.push_back(p.name);
       rows.push_back({p.name, real(p.mean, sig_figs), "-", real(p.sd, sig_figs),
                       real(p.q5, sig_figs), real(p.q50, sig_figs), real(p.q95, sig_figs), "-", "-",
                       "-"});
@@ -166,6 +174,10 @@ std::string format_summary(const Summary& summary, int sig_figs) {
     out += "\nNo finite draw (not summarised):";
     for (const auto& name : without_finite_draw) out += " " + name;
     out += '\n';
+  }
+  if (!constants.empty()) {
+    out += fmt::format("\nConstant within each chain (no MCSE, ESS or R_hat): {}\n",
+                       fmt::join(constants, " "));
   }
   if (!running_totals.empty()) {
     out += fmt::format(
@@ -200,7 +212,8 @@ nlohmann::json summary_json(const Summary& summary) {
                       {"rhat", number(p.rhat)},
                       {"n_eff", number(p.n_eff)},
                       {"rhat_basic", number(p.rhat_basic)},
-                      {"running_total", p.running_total}});
+                      {"running_total", p.running_total},
+                      {"constant_within_chains", p.constant_within_chains}});
   }
   return {{"chains", summary.chains},
           {"draws_per_chain", summary.draws_per_chain},

@@ -36,6 +36,10 @@ struct ParameterSummary {
   double rhat_basic = 0.0;      // classic split R̂ (stansummary 2.35 R_hat)
   bool no_finite_draw = false;  // every draw NaN or ±∞ (a private run's lp__)
   bool running_total = false;   // a running total, not a draw: no MCSE, ESS or R̂ (below)
+  // Every chain holds one value throughout (a NUTS step size after warmup, divergent__ with no
+  // divergence): no MCSE, ESS or R̂ either (0/0 within chains; R̂ read "inf" when the chains'
+  // values differ).
+  bool constant_within_chains = false;
 };
 
 // Whether a column is a running total rather than a draw of the chain: a private chain's

@@ -81,15 +81,22 @@ TEST(Summary, TextTableHasOneAlignedLinePerParameter) {
     EXPECT_NE(header.find(col), std::string::npos) << col;
   }
   for (int i = 3; i < 11; ++i) EXPECT_EQ(lines[i].size(), header.size()) << lines[i];
-  // theta: mean 0.251, R̂ 1.007, bulk ESS 1408 (rounded), divergent__ has nan diagnostics.
+  // theta: mean 0.251, R̂ 1.007, bulk ESS 1408 (rounded).
   EXPECT_EQ(lines[10].rfind("theta", 0), 0u);
   EXPECT_NE(lines[10].find("0.251"), std::string::npos);
   EXPECT_NE(lines[10].find("1408"), std::string::npos);
   EXPECT_NE(lines[10].find("1.007"), std::string::npos);
-  EXPECT_NE(lines[8].find("nan"), std::string::npos);  // divergent__
-  // stepsize__ is constant within each chain at a different value per chain: its R̂ is ∞
-  // (stansummary 2.35 prints the round-off value 6.9e12).
-  EXPECT_NE(lines[5].find("inf"), std::string::npos) << lines[5];
+  // stepsize__ is constant within each chain at a different value per chain (its R̂ would be ∞;
+  // stansummary 2.35 prints the round-off value 6.9e12) and divergent__ is 0 throughout (0/0):
+  // both show "-" for MCSE, ESS and R̂ and are named under the table.
+  for (const int i : {5, 8}) {
+    EXPECT_EQ(lines[static_cast<std::size_t>(i)].back(), '-') << lines[static_cast<std::size_t>(i)];
+    EXPECT_EQ(lines[static_cast<std::size_t>(i)].find("nan"), std::string::npos);
+    EXPECT_EQ(lines[static_cast<std::size_t>(i)].find("inf"), std::string::npos);
+  }
+  EXPECT_NE(text.find("Constant within each chain (no MCSE, ESS or R_hat): stepsize__ divergent__"),
+            std::string::npos)
+      << text;
   EXPECT_THROW(format_summary(Summary{}, 0), UsageError);
 }
 
@@ -194,6 +201,39 @@ TEST(Summary, RunningSpendHasNoMixingDiagnostics) {
   EXPECT_TRUE(j.at("parameters").at(0).at("running_total").get<bool>());
   EXPECT_TRUE(j.at("parameters").at(0).at("rhat").is_null());
   EXPECT_FALSE(j.at("parameters").at(1).at("running_total").get<bool>());
+}
+
+TEST(Summary, ColumnConstantWithinChainsIsNamedNotPrintedAsNanOrInf) {
+  // A column with one value per chain (a NUTS step size after warmup: 0.25 in one chain, 0.3 in
+  // the other) has no within-chain variance: ESS was NaN and R-hat "inf". It gets "-" and a note;
+  // a column that moves keeps its numbers, and so does one constant in one chain only.
+  Mat a(50, 3), b(50, 3);
+  for (Eigen::Index i = 0; i < 50; ++i) {
+    const double t = static_cast<double>(i);
+    a.row(i) << 0.25, std::sin(t), 1.0;
+    b.row(i) << 0.3, std::cos(t), std::sin(t);
+  }
+  const std::vector<std::string> names = {"stepsize__", "theta.1", "theta.2"};
+  const std::vector<Mat> chains = {a, b};
+  const Summary s = summarize(names, chains);
+  EXPECT_TRUE(s.parameters[0].constant_within_chains);
+  EXPECT_FALSE(s.parameters[1].constant_within_chains);
+  EXPECT_FALSE(s.parameters[2].constant_within_chains);
+  EXPECT_TRUE(std::isnan(s.parameters[0].rhat));
+  EXPECT_NEAR(s.parameters[0].mean, 0.275, 1e-15);
+  EXPECT_TRUE(std::isfinite(s.parameters[1].rhat));
+  EXPECT_TRUE(std::isfinite(s.parameters[2].rhat));
+  const std::string text = format_summary(s);
+  const auto at = text.find("\nstepsize__ ");
+  ASSERT_NE(at, std::string::npos) << text;
+  const auto row = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+  EXPECT_EQ(std::count(row.begin(), row.end(), '-'), 4) << row;  // MCSE, ESS_bulk, ESS_tail, R_hat
+  EXPECT_EQ(row.find("nan"), std::string::npos) << row;
+  EXPECT_EQ(row.find("inf"), std::string::npos) << row;
+  EXPECT_NE(text.find("Constant within each chain (no MCSE, ESS or R_hat): stepsize__\n"),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(summary_json(s).at("parameters").at(0).at("constant_within_chains").get<bool>());
 }
 
 }  // namespace
