@@ -173,3 +173,21 @@ def test_an_output_directory_another_run_writes_is_output_busy(tmp_path):
     dpmcmc.sample("banana-tempered-2d", sampler="rwmh", iter=50, warmup=50, chains=1, seed=1,
                   out=out)
     assert (out / "report.json").exists()
+
+
+@pytest.mark.parametrize("option", ["seed", "warmup", "thin", "iter"])
+def test_negative_count_is_refused_as_on_the_command_line(tmp_path, option):
+    # A negative count once wrapped to 2^64 - k (seed=-1 ran as a huge seed, warmup=-1 ran out of
+    # memory, thin=-1 kept one draw): the in-process parse refuses it as the CLI does.
+    with pytest.raises(dpmcmc.UsageError) as e:
+        dpmcmc.sample("banana-tempered-2d", out=tmp_path / "run", **{option: -1})
+    code, stderr = cli_error("--model", "banana-tempered-2d", f"--{option}", "-1", "--out",
+                             str(tmp_path / "cli"))
+    assert e.value.exit_code == code == 64
+    assert f"--{option}" in str(e.value) and "without a sign" in str(e.value)
+    assert not (tmp_path / "run").exists() or not any((tmp_path / "run").iterdir())
+
+
+def test_negative_row_count_in_account_is_refused():
+    with pytest.raises(dpmcmc.UsageError, match="--n.*without a sign"):
+        dpmcmc.account(sampler="dp-penalty", model="banana-tempered-2d", epsilon=1.0, n=-5)

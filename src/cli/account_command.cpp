@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "cli/commands.hpp"
@@ -19,6 +20,7 @@
 #include "cli/options.hpp"
 #include "cli/sampler_options.hpp"
 #include "core/error.hpp"
+#include "models/glm.hpp"
 #include "privacy/account_rows.hpp"
 #include "privacy/budget.hpp"
 #include "privacy/event_names.hpp"
@@ -139,6 +141,18 @@ struct SamplerTemplate {
 
 SamplerTemplate sampler_template(const AccountArgs& a) {
   const SamplerDescriptor* entry = &iterated_private_sampler(a.sampler, "account");
+  const auto& families = glm_family_names();
+  if (std::find(families.begin(), families.end(), a.model) != families.end()) {
+    // find_preset's message would send the user to --schema and --data, which account does not
+    // take (run/noise_from_budget.hpp: the family's noise follows the schema, n and the budget).
+    throw UsageError(fmt::format(
+        "--model '{}': account plans with a preset's sampler settings (`dpmcmc models`); a "
+        "regression family's noise and iterations follow its schema, its row count and the "
+        "budget, not the rows' values: run `dpmcmc sample --model {} --schema FILE --data FILE "
+        "--epsilon E` on made-up rows of the same count (the plan is on its first lines and in "
+        "report.json) rather than spend real rows' budget to read it",
+        a.model, a.model));
+  }
   const Preset& preset = find_preset(a.model);
   const auto model = preset.make_model();
   SamplerTemplate t;

@@ -2,10 +2,7 @@
 
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
-#include <charconv>
-#include <cstdint>
 #include <exception>
-#include <system_error>
 
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
@@ -13,36 +10,6 @@
 #include "core/error.hpp"
 
 namespace dpmcmc::cli {
-namespace {
-
-// CLI11 reads "-5" into an unsigned option as 2^64 − 5 (strtoull's rule), so `--iter -5` or
-// `--seed -1` were accepted and wrapped, and it caps a number past 2^64 − 1 at 2^64 − 1, so two
-// different huge seeds ran as one (the same noise under one key). One check on every UINT option
-// of every command refuses both instead (EX_USAGE, naming the option).
-void refuse_signed_counts(CLI::App& app) {
-  for (CLI::Option* option : app.get_options([](const CLI::Option*) { return true; })) {
-    if (option->get_type_name().rfind("UINT", 0) != 0) continue;
-    option->check(CLI::Validator(
-        [](std::string& value) -> std::string {
-          const auto first = value.find_first_not_of(" \t");
-          if (first == std::string::npos) return {};
-          if (value[first] == '-' || value[first] == '+')
-            return "expected a whole number >= 0 without a sign, got '" + value + "'";
-          std::uint64_t parsed = 0;
-          const char* end = value.data() + value.size();
-          if (std::from_chars(value.data() + first, end, parsed).ec ==
-              std::errc::result_out_of_range)
-            return "expected a whole number <= 18446744073709551615 (2^64 - 1), got '" + value +
-                   "'";
-          return {};
-        },
-        ""));
-  }
-  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
-    refuse_signed_counts(*sub);
-}
-
-}  // namespace
 
 int run(int argc, char** argv) {
   CLI::App app{
@@ -71,10 +38,13 @@ int run(int argc, char** argv) {
     for (auto& a : expanded.args) pointers.push_back(a.data());
     app.parse(static_cast<int>(pointers.size()), pointers.data());
   } catch (const CLI::ParseError& e) {
-    // --help and --version are "errors" with exit code 0; the rest are usage errors (EX_USAGE).
-    const int code = app.exit(e);
-    if (code == 0) return 0;
-    fmt::print(stderr, "{}", config_origin_note(e.what(), expanded));
+    // --help and --version are "errors" with exit code 0; the rest are usage errors (EX_USAGE),
+    // printed as every other error is, so that scripts can grep one prefix.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    const auto chosen = app.get_subcommands();
+    fmt::print(stderr, "dpmcmc: error: {}\nRun `dpmcmc {}--help` for the options.\n{}", e.what(),
+               chosen.empty() ? std::string() : chosen.front()->get_name() + " ",
+               config_origin_note(e.what(), expanded));
     return static_cast<int>(ExitCode::usage);
   } catch (const Error& e) {
     fmt::print(stderr, "dpmcmc: error: {}\n{}", e.what(), config_origin_note(e.what(), expanded));

@@ -94,6 +94,11 @@ void run_ledger(LedgerArgs& a) {
     check_epsilon_option(*a.epsilon, "--epsilon");
     check_delta_option(*a.delta, "--delta");
     const CanonicalRows rows = records_of(a);
+    if (rows.rows == 0) {
+      // `sample` refuses a file without rows; a budget registered for one would never be used.
+      throw DataError(fmt::format("{}: no data rows (a header only): nothing to register",
+                                  a.data.empty() ? std::string("data") : a.data));
+    }
     LedgerDataset d;
     d.hash = rows.hash;
     d.label = a.label.empty() ? std::filesystem::path(a.data).filename().string() : a.label;

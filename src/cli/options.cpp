@@ -1,7 +1,11 @@
 #include "cli/options.hpp"
 
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <system_error>
 
 #include "core/error.hpp"
 
@@ -55,6 +59,33 @@ double positive_option(const std::string& option, double value) {
     throw UsageError(fmt::format("{}: expected a finite number > 0, got {}", option, value));
   }
   return value;
+}
+
+// CLI11 reads "-5" into an unsigned option as 2^64 − 5 (strtoull's rule), so `--iter -5` or
+// `--seed -1` were accepted and wrapped, and it caps a number past 2^64 − 1 at 2^64 − 1, so two
+// different huge seeds ran as one (the same noise under one key). One check on every UINT option
+// of every command refuses both instead (EX_USAGE, naming the option).
+void refuse_signed_counts(CLI::App& app) {
+  for (CLI::Option* option : app.get_options([](const CLI::Option*) { return true; })) {
+    if (option->get_type_name().rfind("UINT", 0) != 0) continue;
+    option->check(CLI::Validator(
+        [](std::string& value) -> std::string {
+          const auto first = value.find_first_not_of(" \t");
+          if (first == std::string::npos) return {};
+          if (value[first] == '-' || value[first] == '+')
+            return "expected a whole number >= 0 without a sign, got '" + value + "'";
+          std::uint64_t parsed = 0;
+          const char* end = value.data() + value.size();
+          if (std::from_chars(value.data() + first, end, parsed).ec ==
+              std::errc::result_out_of_range)
+            return "expected a whole number <= 18446744073709551615 (2^64 - 1), got '" + value +
+                   "'";
+          return {};
+        },
+        ""));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    refuse_signed_counts(*sub);
 }
 
 }  // namespace dpmcmc::cli

@@ -7,6 +7,10 @@
 
 #include "core/types.hpp"
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace dpmcmc::cli {
 
 // The command line of this process, as given to cli::run (for reports).
@@ -22,5 +26,9 @@ Vec vector_option(const std::string& option, const std::vector<double>& values, 
                   bool allow_scalar = false);
 // A finite value > 0.
 double positive_option(const std::string& option, double value);
+
+// Every unsigned option of `app` and its subcommands refuses a sign and a value past 2^64 - 1
+// (EX_USAGE, naming the option): the command line and the in-process parses (Python) alike.
+void refuse_signed_counts(CLI::App& app);
 
 }  // namespace dpmcmc::cli

@@ -41,6 +41,14 @@ SampleSpec to_spec(const SampleArgs& a) {
   if (!a.schema.empty()) {
     if (a.data.empty())
       throw UsageError("--schema: describes the columns of --data; give --data FILE too");
+    const auto presets = preset_names();
+    if (std::find(presets.begin(), presets.end(), a.model) != presets.end()) {
+      // Also `--schema` without --model: the default preset is not a family.
+      throw UsageError(fmt::format(
+          "--model: a schema and its --data are fitted by a regression family ({}); '{}' is a "
+          "preset with its own synthetic data. Give --model FAMILY",
+          fmt::join(glm_family_names(), ", "), a.model));
+    }
     parse_glm_family(a.model);  // UsageError listing the families
     spec.user_model = UserModelSpec{a.model, a.schema, a.data, a.priors, a.sigma, {}, {}};
   } else if (!a.priors.empty() || a.sigma) {
@@ -186,6 +194,7 @@ void refuse_unused_options(const CLI::App& cmd, const std::string& sampler) {
   }
   std::vector<std::string> private_names;
   for (const auto& name : private_sampler_names()) private_names.push_back(name);
+  private_names.emplace_back(kReleaseOnceSampler);  // private, but not an iterated descriptor
   for (const char* option : {"--epsilon", "--delta", "--accountants", "--warmup-fraction",
                              "--noise-key-file", "--ledger"}) {
     if (!private_sampler && cmd.count(option) > 0) {

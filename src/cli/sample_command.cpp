@@ -65,6 +65,12 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
           p.budget.epsilon, p.budget.delta, spec.run.chains, p.split.per_chain.front(),
           p.tightest.best.accountant, to_string(p.tightest.best.bound));
     }
+    if (out.noise_key_created && spec.noise_key_file) {
+      fmt::print(
+          "noise key: new, saved to {} (mode 0600; keep it secret). No key file was at this path: "
+          "if you meant an earlier run's key, the path is mistyped and this is not its rerun\n",
+          spec.noise_key_file->string());
+    }
     if (p.discretisation_delta > 0.0 || p.accountant_delta < p.budget.delta) {
       fmt::print(
           "  epsilon below at delta {:.6g}; the discrete Gaussian noise adds delta {:.3g} "

@@ -61,6 +61,20 @@ nlohmann::json sampler_overrides(const SamplerOptionValues& v, const std::string
   // An option the sampler does not read is refused as such before its value is judged.
   check_sampler_keys(sampler, o);
   for (std::size_t i = 0; i < table.size(); ++i) {
+    // The vectors (proposal sd, mass) are scales whose squares the kernels use (a proposal
+    // variance, a metric): each value finite, > 0 and with a finite square. 1e300 once passed
+    // here and failed in every chain as "chain 1: adaptation: the initial metric must be finite".
+    const auto& values = v.given[i].values;
+    for (std::size_t j = 0; j < values.size(); ++j) {
+      if (!(values[j] > 0.0 && values[j] <= 1e150)) {
+        throw UsageError(fmt::format(
+            "{}: value {} is {}, expected a number > 0 and at most 1e150 (its square must be "
+            "finite)",
+            option_of(table[i].key), j + 1, values[j]));
+      }
+    }
+  }
+  for (std::size_t i = 0; i < table.size(); ++i) {
     if (!v.given[i].number) continue;
     const std::string option = option_of(table[i].key);
     const double x = positive_option(option, *v.given[i].number);
@@ -82,8 +96,10 @@ const SamplerDescriptor& iterated_private_sampler(const std::string& name,
   }
   const SamplerDescriptor* entry = find_private_sampler(name);
   if (entry == nullptr) {
-    throw UsageError(fmt::format("--sampler: '{}' is not a private sampler; expected one of {}",
-                                 name, fmt::join(private_sampler_names(), ", ")));
+    throw UsageError(fmt::format(
+        "--sampler: '{}' is not a private sampler that releases at every iteration; expected one "
+        "of {} ({} releases once and is planned by `dpmcmc sample`)",
+        name, fmt::join(private_sampler_names(), ", "), kReleaseOnceSampler));
   }
   return *entry;
 }

@@ -2,6 +2,7 @@
 // when the model preset is named, the MMD of the pooled draws to exact posterior draws.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -78,6 +79,14 @@ void add_summary_command(CLI::App& app) {
     std::vector<std::string> labels, columns;
     for (const auto& f : a->files) {
       StanCsv csv = read_stan_csv(f);
+      if (std::find(csv.columns.begin(), csv.columns.end(), "lp__") == csv.columns.end()) {
+        // A data file reads as a headed numeric table too: its "summary" would print the private
+        // rows' statistics as if they were draws.
+        throw DataError(fmt::format(
+            "{}: no lp__ column: expected a chain of draws (Stan CSV, as `dpmcmc sample` and "
+            "CmdStan write), not a data file",
+            f));
+      }
       if (!columns.empty() && csv.columns != columns) {
         throw DataError(fmt::format("{}: columns differ from those of {}", f, a->files.front()));
       }

@@ -2,6 +2,10 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
 #include "core/error.hpp"
 
 namespace dpmcmc {
@@ -79,6 +83,44 @@ void CsvDrawSink::finish(const ChainEnd& end) {
   std::string reason = to_string(end.status);
   if (!end.message.empty()) reason += ": " + end.message;
   writer_->finish_interrupted(done, total, reason, timing);
+}
+
+namespace {
+
+// "chain-<digits>.csv" or "chain-<digits>.csv.part": the names the draw files of a run take.
+bool is_chain_file_name(std::string_view name) {
+  constexpr std::string_view prefix = "chain-";
+  if (!name.starts_with(prefix)) return false;
+  name.remove_prefix(prefix.size());
+  if (name.ends_with(".part")) name.remove_suffix(5);
+  if (!name.ends_with(".csv")) return false;
+  name.remove_suffix(4);
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+  });
+}
+
+}  // namespace
+
+void remove_other_chain_files(const std::filesystem::path& dir,
+                              const std::vector<std::filesystem::path>& keep) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<fs::path> stale;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const fs::path& path = entry.path();
+    if (!is_chain_file_name(path.filename().string())) continue;
+    const fs::path csv = path.extension() == ".part" ? fs::path(path).replace_extension() : path;
+    const bool own = std::any_of(keep.begin(), keep.end(),
+                                 [&](const fs::path& k) { return k.filename() == csv.filename(); });
+    if (!own) stale.push_back(path);
+  }
+  for (const auto& path : stale) {
+    if (!fs::remove(path, ec) && ec) {
+      throw OutputError(fmt::format("{}: cannot delete this chain file of an earlier run: {}",
+                                    path.string(), ec.message()));
+    }
+  }
 }
 
 }  // namespace dpmcmc

@@ -42,4 +42,11 @@ class CsvDrawSink final : public DrawSink {
   Clock::time_point start_, warmup_end_;
 };
 
+// Deletes every chain-K.csv and chain-K.csv.part in `dir` that is not one of `keep` (a fresh
+// run's own files): a reused --out otherwise kept chain-5.csv of an earlier 8-chain run beside a
+// new 4-chain run's files, and `summary DIR` or `plot DIR` read both as one run. The caller holds
+// the directory's output lock. OutputError naming a file that cannot be deleted.
+void remove_other_chain_files(const std::filesystem::path& dir,
+                              const std::vector<std::filesystem::path>& keep);
+
 }  // namespace dpmcmc

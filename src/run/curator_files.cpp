@@ -42,6 +42,17 @@ void prepare_curator_dir(const std::filesystem::path& dir) {
   }
 }
 
+NewOutputDirs::NewOutputDirs(const std::filesystem::path& out_dir) {
+  for (const auto& dir : {out_dir, curator_dir(out_dir)})
+    if (!std::filesystem::exists(dir)) missing_.push_back(dir);
+}
+
+void NewOutputDirs::remove_if_empty() const {
+  std::error_code ignored;
+  for (auto it = missing_.rbegin(); it != missing_.rend(); ++it)
+    std::filesystem::remove(*it, ignored);  // fails, harmlessly, on a directory not empty
+}
+
 void write_curator_json(const nlohmann::json& report, const std::filesystem::path& path) {
   // The label as the first member, on the first line; the rest as write_json lays it out
   // ("{\n  \"key\": …"), without its opening line.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "core/error.hpp"
 #include "privacy/minibatch_templates.hpp"
 #include "run/sampler_params.hpp"
@@ -33,6 +35,16 @@ PrivateSamplerSetup setup_dp_penalty_minibatch(const std::string& sampler,
         fmt::format("sampler '{}': --batch (batch size b) is {}, expected 1 ≤ b ≤ n "
                     "= {} rows of the data",
                     sampler, c.batch, n));
+  }
+  // The release's sensitivity grows with the square of clip × step (privacy/private_data.cpp):
+  // a clip bound for which it overflows at a unit step would fail in every chain's first
+  // releases instead of here.
+  if (!std::isfinite(minibatch_penalty_sensitivity(static_cast<double>(n), model.temperature(),
+                                                   c.batch, c.clip))) {
+    throw ConfigError(fmt::format(
+        "sampler '{}': --clip {} makes the minibatch sensitivity 2aβ + 2a²(b−1)β²/b overflow "
+        "(n = {}, batch size {}, tempering {}); expected a smaller clip bound",
+        sampler, c.clip, n, c.batch, model.temperature()));
   }
   PrivateSamplerSetup setup;
   setup.per_iteration = dp_penalty_minibatch_template(c.tau, c.batch, n);

@@ -119,12 +119,20 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   const double z = plan.per_iteration.front().noise_multiplier();
   // The run is possible: its directory is claimed before anything is written, the key file
   // included (data/directory_lock.hpp; the chains' job below, in this thread, shares the lock).
+  const NewOutputDirs new_dirs(spec.out_dir);
   const DirectoryLock out_lock(spec.out_dir, output_option(spec));
   const NoiseKey key = job_noise_key(spec);
   // Counted on the private rows without noise: the curator's, written before anything else.
   const auto curator = curator_dir(spec.out_dir);
   prepare_curator_dir(curator);
-  LedgerEntry ledger = LedgerEntry::open(spec, plan, std::nullopt);
+  LedgerEntry ledger = [&] {
+    try {
+      return LedgerEntry::open(spec, plan, std::nullopt);
+    } catch (const BudgetRefusal&) {
+      new_dirs.remove_if_empty();  // refused: exit 77 and no output
+      throw;
+    }
+  }();
   json curator_report = {
       {"run_report", (spec.out_dir / "report.json").string()},
       {"noise_key_file", spec.noise_key_file ? json(spec.noise_key_file->string()) : json(nullptr)},
@@ -215,6 +223,7 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   };
   SampleOutcome out = run_sample_job(chains);
   out.plan = std::move(plan);
+  out.noise_key_created = key.source() == NoiseKey::Source::file_created;
   out.recorded = log;
   out.ledger = ledger.json();
   out.curator = curator_report;

@@ -424,9 +424,10 @@ void run_one_chain(ChainJob& job, const RunConfig& config, const std::vector<std
   }
 }
 
-// Rethrows a chain's error with the chain id in front, keeping its class (and so its exit code).
-[[noreturn]] void rethrow_for_chain(const std::exception_ptr& error, int chain) {
-  const std::string prefix = fmt::format("chain {}: ", chain);
+// Rethrows a chain's error with the chain's number in front (1-based, as its file chain-K.csv),
+// keeping its class (and so its exit code).
+[[noreturn]] void rethrow_for_chain(const std::exception_ptr& error, int chain_id) {
+  const std::string prefix = fmt::format("chain {}: ", chain_id + 1);
   try {
     std::rethrow_exception(error);
   } catch (const UsageError& e) {

@@ -19,6 +19,7 @@
 #include "run/kept_draws.hpp"
 #include "run/ledger_entry.hpp"
 #include "run/noise_from_budget.hpp"
+#include "run/open_files.hpp"
 #include "run/private_job.hpp"
 #include "run/private_samplers.hpp"
 #include "run/release_once_job.hpp"
@@ -71,15 +72,20 @@ struct JobData {
   // A user model's data preparation (clipped and imputed cells): counted on the private rows
   // without noise, so curator-only for a private run; null for the presets.
   json preparation = nullptr;
+  // The report's names of the data columns: a user model's design columns are x.1 … x.p, y, which
+  // say nothing; the report names them by their coefficients (intercept, age, region_south, …).
+  std::vector<std::string> column_names = {};
 };
 
 JobData job_data(const SampleSpec& spec, const Preset& preset, const Model& model,
                  std::uint64_t data_seed, const UserModel* user) {
   if (user != nullptr) {
+    std::vector<std::string> names = user->design->coefficient_names;
+    names.emplace_back("target");
     return {user->design->data,
             fmt::format("{} (schema {})", user->design->data.source,
                         spec.user_model->schema_file.string()),
-            user->design->report.to_json()};
+            user->design->report.to_json(), std::move(names)};
   }
   if (spec.data_file) {
     CsvOptions options;
@@ -298,7 +304,8 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
       {"data",
        {{"source", job.data.source},
         {"rows", job.data.data.rows()},
-        {"columns", job.data.data.columns}}},
+        {"columns",
+         job.data.column_names.empty() ? job.data.data.columns : job.data.column_names}}},
       {"sampler", {{"name", spec.sampler}, {"params", job.params}}},
       {"run",
        run_section(spec, run, out.run.threads, priv ? &priv->noise_key : nullptr, job.data_seed)},
@@ -389,6 +396,8 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   // A hyperparameter the sampler does not read would be ignored: refused instead, before the data
   // are loaded.
   check_sampler_keys(spec.sampler, spec.overrides);
+  reserve_open_files(spec.run.chains);
+  const NewOutputDirs new_dirs(spec.out_dir);
   // A user model (--schema) reads its schema and rows here and is a preset from then on.
   const std::optional<UserModel> user =
       spec.user_model ? std::optional<UserModel>(make_user_model(*spec.user_model)) : std::nullopt;
@@ -433,6 +442,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     priv = prepare_private_job(spec, *private_entry, preset, *model, data.data, params, run,
                                claim_output);
     out.plan = priv->plan;
+    out.noise_key_created = priv->noise_key.source() == NoiseKey::Source::file_created;
     factory = private_kernel_factory(*priv, *model, data.data, run);
   } else {
     factory = kernel_factory(spec.sampler, params, *model, data.data);
@@ -458,6 +468,10 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   std::vector<std::filesystem::path> files;
   for (int c = 0; c < run.chains; ++c) {
     files.push_back(spec.out_dir / fmt::format("chain-{}.csv", run.first_chain + c + 1));
+  }
+  if (spec.write_draws && !(spec.checkpoint && spec.checkpoint->resume)) {
+    remove_other_chain_files(spec.out_dir, files);
+    if (private_run) remove_other_chain_files(curator, files);
   }
   const RunCallbacks callbacks =
       spec.write_draws ? draw_sinks(layout, files, columns, curator, run.first_chain, private_run)
@@ -487,7 +501,15 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
 
   // The budget across runs: reserved (or refused) before the first release, settled after.
   std::optional<LedgerEntry> ledger;
-  if (private_run) ledger = LedgerEntry::open(spec, priv->plan, out.checkpoint_dir);
+  if (private_run) {
+    try {
+      ledger = LedgerEntry::open(spec, priv->plan, out.checkpoint_dir);
+    } catch (const BudgetRefusal&) {
+      if (spec.checkpoint && !spec.checkpoint->resume) remove_checkpoint(checkpoints);
+      new_dirs.remove_if_empty();
+      throw;
+    }
+  }
   Stopwatch clock;
   try {
     out.run = run_chains(factory, model->param_names(), run, callbacks);

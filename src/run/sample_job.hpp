@@ -133,7 +133,10 @@ struct SampleOutcome {
   // Accuracy against the exact posterior (or the public test rows), in whichever report holds it.
   nlohmann::json accuracy;
   std::optional<PrivateRunPlan> plan;  // private samplers: the plan the run followed
-  EventLog recorded;                   // private samplers: every chain's releases, merged
+  // --noise-key-file named no file, so a new key was made and saved there (a mistyped path of an
+  // existing key does the same: the CLI says so, since the rerun is then not bit for bit).
+  bool noise_key_created = false;
+  EventLog recorded;  // private samplers: every chain's releases, merged
   // What the diagnostics of the parameters say is wrong (convergence_warnings.hpp), also in
   // report.json's "warnings".
   std::vector<ConvergenceWarning> warnings;

@@ -78,10 +78,14 @@ TEST(CliAccountSampler, RefusesWhatItCannotAnswer) {
            {"account --sampler dp-penalty --epsilon 1 --step-size 0.1", "--step-size"},
            {"account --sampler dp-penalty --epsilon 1 --tau -1", "--tau"},
            {"account --sampler dp-penalty --epsilon 1 --chains 0", "--chains"},
-           {"account --sampler dp-penalty --model nope --epsilon 1", "nope"}}) {
+           {"account --sampler dp-penalty --model nope --epsilon 1", "nope"},
+           // A family's plan follows its schema, which account does not take: the message says
+           // how to read the plan, and no longer names options account does not have.
+           {"account --sampler dp-penalty --model logistic --epsilon 1", "made-up rows"}}) {
     const auto r = run_cli(args, dir);
     EXPECT_EQ(r.exit_code, 64) << args << ": " << r.err;  // every case is a bad option value
     EXPECT_NE(r.err.find(needle), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find("give --schema"), std::string::npos) << args << ": " << r.err;
   }
 }
 

@@ -1,7 +1,9 @@
 // Every kind of bad input the command line handles: the exit code (sysexits) and that the
 // message names the file, line, column or option and what was expected (docs/architecture.md).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -26,6 +28,9 @@ TEST(CliBadInput, UnknownOptionIsUsageError) {
   const auto r = run_cli("sample --no-such-option 3", dir);
   EXPECT_EQ(r.exit_code, 64);
   EXPECT_NE(r.err.find("--no-such-option"), std::string::npos) << r.err;
+  // The parser's errors carry the prefix of every other error, and say where the help is.
+  EXPECT_EQ(r.err.rfind("dpmcmc: error: ", 0), 0U) << r.err;
+  EXPECT_NE(r.err.find("dpmcmc sample --help"), std::string::npos) << r.err;
 }
 
 TEST(CliBadInput, UnknownPresetListsValidOnes) {
@@ -67,6 +72,20 @@ TEST(CliBadInput, NonPositiveValues) {
     const auto r = run_cli("sample --seed 1 --n 100 " + opt + " --out " + dir.string(), dir);
     EXPECT_EQ(r.exit_code, 64) << opt;
     EXPECT_NE(r.err.find(opt.substr(0, opt.find(' '))), std::string::npos) << opt << ": " << r.err;
+  }
+  // The scale vectors: each value > 0 with a finite square (1e300 once failed in every chain as
+  // "chain 1: adaptation: …", leaving chain files; 0 was exit 78 without the option's name).
+  for (const std::string opt :
+       {"--sampler rwmh --proposal-sd 0", "--sampler rwmh --proposal-sd 1e300",
+        "--sampler rwmh --proposal-sd 0.1,-1", "--sampler hmc --mass 1e200",
+        "--sampler dp-penalty --epsilon 1 --proposal-sd 1e300"}) {
+    const auto out = dir / "scale";
+    const auto r = run_cli("sample --seed 1 --n 100 " + opt + " --out " + out.string(), dir);
+    EXPECT_EQ(r.exit_code, 64) << opt << ": " << r.err;
+    const std::string option = opt.substr(opt.rfind("--"), opt.rfind(' ') - opt.rfind("--"));
+    EXPECT_NE(r.err.find(option + ": value"), std::string::npos) << opt << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out / "chain-1.csv")) << opt;
+    EXPECT_FALSE(std::filesystem::exists(out / "chain-1.csv.part")) << opt;
   }
 }
 
@@ -129,6 +148,9 @@ TEST(CliBadInput, CountsBeyondTheData) {
                         Case{"--sampler dp-penalty-shared", "--owners", 64},
                         Case{"--sampler dp-penalty-shared --owners 2.5", "--owners", 64},
                         Case{"--sampler dp-penalty-minibatch --batch 51", "batch", 78},
+                        // Refused when planned, not in every chain's first release.
+                        Case{"--sampler dp-penalty-minibatch --batch 10 --clip 1e300",
+                             "--clip 1e+300 makes the minibatch sensitivity", 78},
                         Case{"--sampler dp-penalty-minibatch --batch 0", "--batch", 64},
                         Case{"--sampler dp-sgld --step-size 1 --clip 1 --batch 51", "batch", 78},
                         Case{"--sampler dp-barker --batch 5", "batch", 78}}) {
@@ -139,6 +161,29 @@ TEST(CliBadInput, CountsBeyondTheData) {
   }
   const auto r = run_cli(base + "--sampler dp-penalty-shared --owners 51", dir);
   EXPECT_NE(r.err.find("n = 50"), std::string::npos) << r.err;
+}
+
+// More chains than the process may keep files open for: refused before anything is written
+// (it once failed half-way with "Too many open files" and left a .part file per chain opened).
+// The shell's `ulimit -n 200` caps both limits, so the run cannot raise its own.
+TEST(CliBadInput, MoreChainsThanOpenFilesAllow) {
+  const auto dir = scratch_dir("open-files");
+  const auto out = dir / "o";
+  const std::string cmd = "ulimit -n 200 && " + std::string(DPMCMC_BINARY) +
+                          " sample --model banana-flat-2d --sampler rwmh --iter 20 --warmup 10 "
+                          "--quiet --chains {} --out " +
+                          out.string() + " 2>" + (dir / "err.txt").string() + " >/dev/null";
+  const auto run = [&](int chains) {
+    const int status = std::system(fmt::format(fmt::runtime(cmd), chains).c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  EXPECT_EQ(run(1000), 64);
+  const std::string err = slurp(dir / "err.txt");
+  for (const char* f : {"--chains", "1000 chains", "give at most 45 chains"})
+    EXPECT_NE(err.find(f), std::string::npos) << f << "\n" << err;
+  EXPECT_TRUE(!std::filesystem::exists(out) || std::filesystem::is_empty(out));
+  EXPECT_EQ(run(45), 0) << slurp(dir / "err.txt");
+  EXPECT_TRUE(std::filesystem::exists(out / "chain-45.csv"));
 }
 
 // An option the chosen sampler would not use is refused (exit 64, naming the option), not
@@ -164,6 +209,7 @@ TEST(CliBadInput, OptionsTheSamplerDoesNotUse) {
         Case{"--sampler dp-fast-mh-full --model mixture-fastmh-2d --epsilon 5 --lambda 500",
              "--lambda"},
         Case{"--sampler rwmh --epsilon 1", "--epsilon"},
+        Case{"--sampler nuts --epsilon 1", "dp-fast-mh-full, dp-nss"},  // the list names every one
         Case{"--sampler hmc --delta 1e-5", "--delta"},
         Case{"--sampler rwmh --accountants rdp", "--accountants"},
         Case{"--sampler tunamh --warmup-fraction 0.2", "--warmup-fraction"}}) {
@@ -309,6 +355,18 @@ TEST(CliBadInput, SummaryOfMissingFile) {
   const auto r = run_cli("summary " + (dir / "nope.csv").string(), dir);
   EXPECT_EQ(r.exit_code, 66);
   EXPECT_NE(r.err.find("nope.csv"), std::string::npos) << r.err;
+}
+
+// A data file (a headed numeric table, no lp__) is not summarised as if its rows were draws: the
+// table would print the private rows' means and quantiles.
+TEST(CliBadInput, SummaryOfADataFileIsRefused) {
+  const auto dir = scratch_dir("summary-data");
+  write(dir / "patients.csv", "age,dose\n41,2.5\n58,1.0\n33,4.0\n");
+  const auto r = run_cli("summary " + (dir / "patients.csv").string(), dir);
+  EXPECT_EQ(r.exit_code, 65) << r.out;
+  EXPECT_NE(r.err.find("patients.csv: no lp__ column"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("41"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("44"), std::string::npos) << r.out;  // the mean age
 }
 
 TEST(CliBadInput, SimulateUnwritableOutput) {

@@ -112,6 +112,9 @@ TEST(LedgerCli, EightRacingRunsOnABudgetForThreeRunExactlyThree) {
       EXPECT_EQ(code, 77) << log;  // EX_NOPERM
       EXPECT_NE(log.find("refused before any release"), std::string::npos) << log;
       EXPECT_FALSE(has_draws(out)) << log;
+      // "Exit 77 and no output": not even the directories the run had created.
+      EXPECT_FALSE(fs::exists(out)) << log;
+      EXPECT_FALSE(fs::exists(out.string() + ".curator")) << log;
     }
   }
   EXPECT_EQ(ran, 3);
@@ -250,6 +253,14 @@ TEST(LedgerCli, ShowAndInitCheckTheirOptions) {
                           ledger.string(), data.string()),
               dir);
   EXPECT_EQ(r.exit_code, 64) << r.err;  // a bad option value, as `sample --epsilon -1`
+  EXPECT_FALSE(fs::exists(ledger));
+  const auto header_only = dir / "header.csv";
+  std::ofstream(header_only) << "x.1,x.2\n";
+  r = run_cli(fmt::format("ledger init --ledger {} --data {} --epsilon 5 --delta 1e-5",
+                          ledger.string(), header_only.string()),
+              dir);
+  EXPECT_EQ(r.exit_code, 65) << r.err;  // as `sample` refuses it
+  EXPECT_NE(r.err.find(header_only.string() + ": no data rows"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(ledger));
   r = run_cli(fmt::format("ledger show --ledger {} --epsilon 3", ledger.string()), dir);
   EXPECT_EQ(r.exit_code, 64) << r.err;

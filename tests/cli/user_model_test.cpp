@@ -57,6 +57,8 @@ TEST(CliUserModel, LogisticOnACsvWithASchema) {
             (nlohmann::json{"intercept", "age", "arm_b"}));
   EXPECT_EQ(report["model"]["details"]["row_norm_bound"], std::sqrt(3.0));
   EXPECT_EQ(report["data"]["rows"], 300);
+  // The design's columns by what they hold, not x.1, x.2, x.3, y.
+  EXPECT_EQ(report["data"]["columns"], (nlohmann::json{"intercept", "age", "arm_b", "target"}));
   EXPECT_FALSE(report["accuracy"].contains("mean_error"));  // no reference posterior
   const std::string header = slurp(dir / "o" / "chain-1.csv");
   EXPECT_NE(header.find("lp__,accept_stat__"), std::string::npos);
@@ -123,6 +125,12 @@ TEST(CliUserModel, BadInputIsNamedWithAnExitCode) {
        "--model gamma --schema s.json --data d.csv",
        64,
        {"'gamma'", "logistic, probit"}},
+      {"schema without a family (the default preset)",
+       kSchema,
+       ok,
+       "--schema s.json --data d.csv",
+       64,
+       {"--model", "'banana-tempered-2d' is a preset", "logistic, probit"}},
       {"schema without data", kSchema, ok, "--model logistic --schema s.json", 64, {"--data"}},
       {"data without schema",
        kSchema,

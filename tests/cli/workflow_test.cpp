@@ -57,6 +57,47 @@ TEST(CliWorkflow, SimulateSampleSummary) {
 
 // `summary` says what `sample` would: a file cut short of its header's num_samples, and chains
 // that disagree (R-hat), on stderr/stdout and in --json; it still summarises what it holds.
+// A reused --out holds only the new run's chain files: an earlier run's extra chains (and their
+// curator columns, and an aborted chain's .part) would otherwise be read with the new ones by
+// `summary DIR` and `plot DIR` as one run. Files that are not chain files stay.
+TEST(CliWorkflow, ReusedOutKeepsOnlyTheNewRunsChainFiles) {
+  namespace fs = std::filesystem;
+  const auto dir = scratch_dir("reused-out");
+  const auto out = dir / "run";
+  const std::string common =
+      "sample --model banana-flat-2d --sampler dp-penalty --epsilon 1 "
+      "--seed 5 --quiet --out " +
+      out.string() + " --noise-key-file " + (dir / "k.key").string();
+  auto r = run_cli(common + " --chains 3", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // No key file was at the path: the user is told a new one was made (a mistyped path of an
+  // existing key would otherwise go unnoticed); the second run reads it and says nothing.
+  EXPECT_NE(r.out.find("noise key: new, saved to " + (dir / "k.key").string()), std::string::npos)
+      << r.out;
+  const auto curator = dir / "run.curator";
+  ASSERT_TRUE(fs::exists(out / "chain-3.csv"));
+  const bool curator_columns = fs::exists(curator / "chain-3.csv");
+  std::ofstream(out / "chain-7.csv.part") << "# an aborted chain\n";
+  std::ofstream(out / "notes.txt") << "the curator's own notes\n";
+  std::ofstream(out / "chain-final.csv") << "not a chain file name of dpmcmc\n";
+  r = run_cli(common + " --chains 1", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("noise key: new"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(out / "chain-1.csv"));
+  for (const char* stale : {"chain-2.csv", "chain-3.csv", "chain-7.csv.part"}) {
+    EXPECT_FALSE(fs::exists(out / stale)) << stale;
+    EXPECT_FALSE(fs::exists(curator / stale)) << stale;
+  }
+  if (curator_columns) {
+    EXPECT_TRUE(fs::exists(curator / "chain-1.csv"));
+  }
+  EXPECT_TRUE(fs::exists(out / "notes.txt"));
+  EXPECT_TRUE(fs::exists(out / "chain-final.csv"));
+  r = run_cli("summary " + out.string() + "/chain-[0-9]*.csv --json", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("chains").get<int>(), 1) << r.out;
+}
+
 TEST(CliWorkflow, SummaryWarnsOfCutFilesAndDisagreeingChains) {
   const auto dir = scratch_dir("summary-warnings");
   const std::string header = "# num_samples = 50\n# thin = 1\nlp__,accept_stat__,x\n";

@@ -356,7 +356,7 @@ TEST(Runner, PerChainPlans) {
 }
 
 // A chain that throws stops the others; every sink is finished; the error comes back with its
-// class (exit code) and the chain id.
+// class (exit code) and the chain's number as its file has it (id 1 is chain-2.csv: "chain 2").
 TEST(Runner, FailingChainIsReportedWithItsId) {
   RunConfig c = quiet_config(2, 0, 1000);
   c.threads = 2;
@@ -372,7 +372,7 @@ TEST(Runner, FailingChainIsReportedWithItsId) {
     run_chains(failing, kNames, c, cb);
     FAIL() << "expected a DataError";
   } catch (const DataError& e) {
-    EXPECT_NE(std::string(e.what()).find("chain 1: counting kernel: planned failure"),
+    EXPECT_NE(std::string(e.what()).find("chain 2: counting kernel: planned failure"),
               std::string::npos)
         << e.what();
   }
