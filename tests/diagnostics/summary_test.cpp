@@ -161,6 +161,16 @@ TEST(Summary, ColumnWithoutFiniteDrawIsNamedNotPrintedAsNan) {
   EXPECT_NE(text.find("\naccept_stat__ "), std::string::npos) << text;
 }
 
+// The table's row of `name` shows "-" for MCSE, ESS_bulk, ESS_tail and R_hat, and no nan or inf.
+void expect_row_without_diagnostics(const std::string& text, const std::string& name) {
+  const auto at = text.find("\n" + name + " ");
+  ASSERT_NE(at, std::string::npos) << text;
+  const auto row = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+  EXPECT_EQ(std::count(row.begin(), row.end(), '-'), 4) << row;
+  EXPECT_EQ(row.find("nan"), std::string::npos) << row;
+  EXPECT_EQ(row.find("inf"), std::string::npos) << row;
+}
+
 TEST(Summary, RunningSpendHasNoMixingDiagnostics) {
   // A private chain's eps_spent__ grows by the same step every iteration: its split R̂ and ESS are
   // those of a trend (R̂ far above 1.01, ESS near 1), which read as a failed run. The summary gives
@@ -189,11 +199,7 @@ TEST(Summary, RunningSpendHasNoMixingDiagnostics) {
   EXPECT_DOUBLE_EQ(spend.q5, drift.q5);
   EXPECT_DOUBLE_EQ(spend.q95, drift.q95);
   const std::string text = format_summary(s);
-  const auto at = text.find("\neps_spent__ ");
-  ASSERT_NE(at, std::string::npos) << text;
-  const auto row = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
-  EXPECT_EQ(std::count(row.begin(), row.end(), '-'), 4) << row;  // MCSE, ESS_bulk, ESS_tail, R_hat
-  EXPECT_EQ(row.find("nan"), std::string::npos) << text;
+  expect_row_without_diagnostics(text, "eps_spent__");
   EXPECT_NE(text.find("Running totals, not draws (no MCSE, ESS or R_hat): eps_spent__"),
             std::string::npos)
       << text;
@@ -224,12 +230,7 @@ TEST(Summary, ColumnConstantWithinChainsIsNamedNotPrintedAsNanOrInf) {
   EXPECT_TRUE(std::isfinite(s.parameters[1].rhat));
   EXPECT_TRUE(std::isfinite(s.parameters[2].rhat));
   const std::string text = format_summary(s);
-  const auto at = text.find("\nstepsize__ ");
-  ASSERT_NE(at, std::string::npos) << text;
-  const auto row = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
-  EXPECT_EQ(std::count(row.begin(), row.end(), '-'), 4) << row;  // MCSE, ESS_bulk, ESS_tail, R_hat
-  EXPECT_EQ(row.find("nan"), std::string::npos) << row;
-  EXPECT_EQ(row.find("inf"), std::string::npos) << row;
+  expect_row_without_diagnostics(text, "stepsize__");
   EXPECT_NE(text.find("Constant within each chain (no MCSE, ESS or R_hat): stepsize__\n"),
             std::string::npos)
       << text;
