@@ -100,6 +100,28 @@ TEST(CliAccount, AlmostNoNoiseGivesEachAccountantsAnswerOrItsReason) {
   }
 }
 
+// DP-SGLD with a tiny step: ~2.4e8 iterations fit the budget. RDP's ε wavered by 4.6e-9 relative
+// between neighbouring counts and the numerical PLD's lower bound fell 2.6 % at 1e13 iterations;
+// each ended the command with exit 70. Now RDP plans and a failing accountant's row says why.
+TEST(CliAccount, AnAccountantPastItsNumericalLimitsDoesNotEndThePlan) {
+  const auto dir = scratch_dir("account-limits");
+  const auto r = run_cli(
+      "account --sampler dp-sgld --model banana-tempered-2d --n 2000 --step-size 0.001 --clip 5 "
+      "--epsilon 1 --json",
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::json::parse(r.out);
+  EXPECT_GT(out["iterations_allowed"].get<double>(), 1e8) << out;
+  for (const auto& row : out["accountants"]) {
+    if (row["accountant"] == "rdp") {
+      EXPECT_TRUE(row["ok"].get<bool>()) << row;
+    }
+    if (!row["ok"].get<bool>()) {
+      EXPECT_FALSE(row["message"].get<std::string>().empty()) << row;
+    }
+  }
+}
+
 TEST(CliAccount, InvalidInputIsRefused) {
   const auto dir = scratch_dir("account-bad");
   const std::vector<std::pair<std::string, std::string>> cases = {

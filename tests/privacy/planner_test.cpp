@@ -181,7 +181,17 @@ class NonMonotoneAccountant final : public Accountant {
 
 TEST(Planner, DetectsANonMonotoneAccountant) {
   PrivacyEvent e;
-  EXPECT_THROW(plan_iterations({10.0, 1e-6}, Events{e}, NonMonotoneAccountant()), SoftwareError);
+  EXPECT_THROW(plan_iterations({10.0, 1e-6}, Events{e}, NonMonotoneAccountant()), ConfigError);
+  // Beside a sound accountant it plans nothing, says why, and the sound one plans the run.
+  const GaussianPldAccountant pld;
+  const NonMonotoneAccountant broken;
+  const std::vector<const Accountant*> both{&broken, &pld};
+  const auto result = plan_iterations_tightest({10.0, 1e-6}, Events{e}, both);
+  EXPECT_EQ(result.best.accountant, "pld-gaussian");
+  ASSERT_EQ(result.attempts.size(), 2u);
+  EXPECT_FALSE(result.attempts[0].plan.has_value());
+  EXPECT_NE(result.attempts[0].reason.find("is not monotone"), std::string::npos)
+      << result.attempts[0].reason;
 }
 
 TEST(Planner, SmallestNoiseScaleMatchesTheAnalyticGaussian) {
