@@ -62,14 +62,14 @@ nlohmann::json sampler_overrides(const SamplerOptionValues& v, const std::string
   check_sampler_keys(sampler, o);
   for (std::size_t i = 0; i < table.size(); ++i) {
     // The vectors (proposal sd, mass) are scales whose squares the kernels use (a proposal
-    // variance, a metric): each value finite, > 0 and with a finite square. 1e300 once passed
-    // here and failed in every chain as "chain 1: adaptation: the initial metric must be finite".
+    // variance, a metric): each square finite and > 0. 1e300 and 1e-200 once passed here and
+    // failed in every chain as "chain 1: adaptation: the initial metric must be finite and > 0".
     const auto& values = v.given[i].values;
     for (std::size_t j = 0; j < values.size(); ++j) {
-      if (!(values[j] > 0.0 && values[j] <= 1e150)) {
+      if (!(values[j] >= 1e-150 && values[j] <= 1e150)) {
         throw UsageError(fmt::format(
-            "{}: value {} is {}, expected a number > 0 and at most 1e150 (its square must be "
-            "finite)",
+            "{}: value {} is {}, expected a number in [1e-150, 1e150] (its square must be finite "
+            "and > 0)",
             option_of(table[i].key), j + 1, values[j]));
       }
     }

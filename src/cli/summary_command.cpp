@@ -84,7 +84,7 @@ void add_summary_command(CLI::App& app) {
         // rows' statistics as if they were draws.
         throw DataError(fmt::format(
             "{}: no lp__ column: expected a chain of draws (Stan CSV, as `dpmcmc sample` and "
-            "CmdStan write), not a data file",
+            "CmdStan write); a data file or a curator-only file is not summarised",
             f));
       }
       if (!columns.empty() && csv.columns != columns) {

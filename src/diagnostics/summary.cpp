@@ -45,7 +45,13 @@ ParameterSummary describe(std::string name, const ChainDraws& draws) {
 
 ParameterSummary summarize_parameter(std::string name, const ChainDraws& draws) {
   ParameterSummary p = describe(std::move(name), draws);
-  if (p.constant_within_chains) return p;
+  if (p.constant_within_chains) {
+    // No variance within chains: no MCSE or ESS. Chains stuck at different values disagree
+    // without bound (the between-chain variance over a zero within-chain one): R̂ = +∞, which
+    // the warnings and an experiment's max_rhat report; at one common value it is undefined.
+    if (!is_constant(draws)) p.rhat = p.rhat_basic = std::numeric_limits<double>::infinity();
+    return p;
+  }
   p.mcse_mean = mcse_mean(draws);
   p.mcse_sd = mcse_sd(draws);
   p.ess_tail = ess_tail(draws);

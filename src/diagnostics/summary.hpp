@@ -37,8 +37,8 @@ struct ParameterSummary {
   bool no_finite_draw = false;  // every draw NaN or ±∞ (a private run's lp__)
   bool running_total = false;   // a running total, not a draw: no MCSE, ESS or R̂ (below)
   // Every chain holds one value throughout (a NUTS step size after warmup, divergent__ with no
-  // divergence): no MCSE, ESS or R̂ either (0/0 within chains; R̂ read "inf" when the chains'
-  // values differ).
+  // divergence, a chain stuck where it started): no MCSE or ESS (0/0 within chains); R̂ is +∞
+  // when the chains' values differ, NaN when they are one value. The table shows "-" for all.
   bool constant_within_chains = false;
 };
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "io/run_report.hpp"
 
@@ -43,14 +45,24 @@ void prepare_curator_dir(const std::filesystem::path& dir) {
 }
 
 NewOutputDirs::NewOutputDirs(const std::filesystem::path& out_dir) {
-  for (const auto& dir : {out_dir, curator_dir(out_dir)})
-    if (!std::filesystem::exists(dir)) missing_.push_back(dir);
+  // Each directory and its missing ancestors (--out a/b/c with no a/ creates three).
+  for (const auto& dir : {out_dir, curator_dir(out_dir)}) {
+    for (std::filesystem::path p = dir.lexically_normal();
+         !p.empty() && !std::filesystem::exists(p); p = p.parent_path()) {
+      if (p.filename().empty()) continue;  // "a/b/" normalises with a trailing separator
+      missing_.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+  }
+  // Children before their parents.
+  std::sort(missing_.begin(), missing_.end(),
+            [](const auto& a, const auto& b) { return a.native().size() > b.native().size(); });
 }
 
 void NewOutputDirs::remove_if_empty() const {
   std::error_code ignored;
-  for (auto it = missing_.rbegin(); it != missing_.rend(); ++it)
-    std::filesystem::remove(*it, ignored);  // fails, harmlessly, on a directory not empty
+  for (const auto& dir : missing_)
+    std::filesystem::remove(dir, ignored);  // fails, harmlessly, on a directory not empty
 }
 
 void write_curator_json(const nlohmann::json& report, const std::filesystem::path& path) {

@@ -31,16 +31,16 @@ std::filesystem::path curator_dir(const std::filesystem::path& out_dir);
 // that fails.
 void prepare_curator_dir(const std::filesystem::path& dir);
 
-// The output directories of a run (DIR and DIR.curator), noted before the run creates them, so
-// that a run refused before its first release (the budget ledger: exit 77 and no output) removes
-// again those it created, each only if it is empty.
+// The output directories of a run (DIR and DIR.curator, and their missing ancestors), noted
+// before the run creates them, so that a run refused before its first release (the budget ledger:
+// exit 77 and no output) removes again those it created, each only if it is empty.
 class NewOutputDirs {
  public:
   explicit NewOutputDirs(const std::filesystem::path& out_dir);
   void remove_if_empty() const;
 
  private:
-  std::vector<std::filesystem::path> missing_;  // innermost last: removed in reverse
+  std::vector<std::filesystem::path> missing_;  // deepest first
 };
 
 // Writes `report` as JSON whose first line holds the label: {"NOT_FOR_RELEASE": "<label>", …}.

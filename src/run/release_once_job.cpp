@@ -129,7 +129,10 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
     try {
       return LedgerEntry::open(spec, plan, std::nullopt);
     } catch (const BudgetRefusal&) {
-      new_dirs.remove_if_empty();  // refused: exit 77 and no output
+      // Refused: exit 77 and no output, nor a key nothing was released under.
+      if (spec.noise_key_file && key.source() == NoiseKey::Source::file_created)
+        std::filesystem::remove(*spec.noise_key_file);
+      new_dirs.remove_if_empty();
       throw;
     }
   }();

@@ -392,11 +392,12 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     with_memo.plan_memo = std::make_shared<PlanMemo>();
     return run_sample_job(with_memo);
   }
+  // Before anything is written or released, dp-nss's release included.
+  reserve_open_files(spec.run.chains);
   if (spec.sampler == kReleaseOnceSampler) return run_release_once_job(spec);
   // A hyperparameter the sampler does not read would be ignored: refused instead, before the data
   // are loaded.
   check_sampler_keys(spec.sampler, spec.overrides);
-  reserve_open_files(spec.run.chains);
   const NewOutputDirs new_dirs(spec.out_dir);
   // A user model (--schema) reads its schema and rows here and is a preset from then on.
   const std::optional<UserModel> user =
@@ -469,19 +470,11 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   for (int c = 0; c < run.chains; ++c) {
     files.push_back(spec.out_dir / fmt::format("chain-{}.csv", run.first_chain + c + 1));
   }
-  if (spec.write_draws && !(spec.checkpoint && spec.checkpoint->resume)) {
-    remove_other_chain_files(spec.out_dir, files);
-    if (private_run) remove_other_chain_files(curator, files);
-  }
   const RunCallbacks callbacks =
       spec.write_draws ? draw_sinks(layout, files, columns, curator, run.first_chain, private_run)
                        : RunCallbacks{};
 
   const auto checkpoints = checkpoint_dir(spec.out_dir);
-  if (!spec.checkpoint || !spec.checkpoint->resume) {
-    // A fresh run: an older run's checkpoint under the same --out must never be resumed over it.
-    remove_checkpoint(checkpoints);
-  }
   if (spec.checkpoint) {
     if (private_run && !spec.noise_key && !spec.noise_key_file) {
       throw UsageError(
@@ -506,9 +499,20 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
       ledger = LedgerEntry::open(spec, priv->plan, out.checkpoint_dir);
     } catch (const BudgetRefusal&) {
       if (spec.checkpoint && !spec.checkpoint->resume) remove_checkpoint(checkpoints);
+      // Nothing was released under a key this run created: it goes too.
+      if (spec.noise_key_file && priv->noise_key.source() == NoiseKey::Source::file_created)
+        std::filesystem::remove(*spec.noise_key_file);
       new_dirs.remove_if_empty();
       throw;
     }
+  }
+  // Every refusal is behind us: only now does the run replace what an earlier one left under the
+  // same --out (an earlier run's checkpoint must never be resumed over this one; its extra chain
+  // files would be read with these as one run).
+  if (!spec.checkpoint) remove_checkpoint(checkpoints);
+  if (spec.write_draws && !(spec.checkpoint && spec.checkpoint->resume)) {
+    remove_other_chain_files(spec.out_dir, files);
+    if (private_run) remove_other_chain_files(curator, files);
   }
   Stopwatch clock;
   try {

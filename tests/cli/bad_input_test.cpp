@@ -77,8 +77,8 @@ TEST(CliBadInput, NonPositiveValues) {
   // "chain 1: adaptation: …", leaving chain files; 0 was exit 78 without the option's name).
   for (const std::string opt :
        {"--sampler rwmh --proposal-sd 0", "--sampler rwmh --proposal-sd 1e300",
-        "--sampler rwmh --proposal-sd 0.1,-1", "--sampler hmc --mass 1e200",
-        "--sampler dp-penalty --epsilon 1 --proposal-sd 1e300"}) {
+        "--sampler rwmh --proposal-sd 0.1,-1", "--sampler rwmh --proposal-sd 1e-200",
+        "--sampler hmc --mass 1e200", "--sampler dp-penalty --epsilon 1 --proposal-sd 1e300"}) {
     const auto out = dir / "scale";
     const auto r = run_cli("sample --seed 1 --n 100 " + opt + " --out " + out.string(), dir);
     EXPECT_EQ(r.exit_code, 64) << opt << ": " << r.err;
@@ -184,6 +184,23 @@ TEST(CliBadInput, MoreChainsThanOpenFilesAllow) {
   EXPECT_TRUE(!std::filesystem::exists(out) || std::filesystem::is_empty(out));
   EXPECT_EQ(run(45), 0) << slurp(dir / "err.txt");
   EXPECT_TRUE(std::filesystem::exists(out / "chain-45.csv"));
+  // dp-nss too, before its one release: no key file, no curator report, no spend.
+  const auto rows = dir / "patients.csv";
+  const std::string source = DPMCMC_SOURCE_DIR;
+  ASSERT_EQ(std::system(("/usr/bin/python3 " + source + "/examples/patients/simulate.py " +
+                         rows.string() + " --rows 200 2>/dev/null")
+                            .c_str()),
+            0);
+  const std::string nss = "ulimit -n 200 && " + std::string(DPMCMC_BINARY) +
+                          " sample --model logistic --schema " + source +
+                          "/examples/patients/patients.json --data " + rows.string() +
+                          " --sampler dp-nss --epsilon 1 --chains 1000 --quiet --noise-key-file " +
+                          (dir / "nss.key").string() + " --out " + (dir / "nss").string() + " 2>" +
+                          (dir / "err.txt").string() + " >/dev/null";
+  const int status = std::system(nss.c_str());
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 64) << slurp(dir / "err.txt");
+  EXPECT_FALSE(std::filesystem::exists(dir / "nss.key"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "nss.curator"));
 }
 
 // An option the chosen sampler would not use is refused (exit 64, naming the option), not

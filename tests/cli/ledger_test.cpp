@@ -125,6 +125,35 @@ TEST(LedgerCli, EightRacingRunsOnABudgetForThreeRunExactlyThree) {
   EXPECT_LE(d["spent"]["epsilon"].get<double>(), d["budget"]["epsilon"].get<double>());
 }
 
+// A refused run leaves nothing: not the --out directory nor its missing parents, not the curator
+// directory, not the key file it would have created, and not a change to an earlier run's files
+// under the same --out (their chain files stay, though the refused run had fewer chains).
+TEST(LedgerCli, ARefusedRunLeavesNoDirectoryKeyOrDeletion) {
+  const auto dir = scratch_dir("ledger-refused");
+  const auto data = make_data(dir);
+  const auto ledger = dir / "ledger.sqlite";
+  ASSERT_EQ(register_data(ledger, data, 0.5, dir).exit_code, 0);  // less than one run's ε = 1
+  const auto deep = dir / "a" / "b" / "run";
+  const auto key = dir / "new.key";
+  auto r = run_cli(sample_args(data, ledger, deep, 1, "--noise-key-file " + key.string()), dir);
+  EXPECT_EQ(r.exit_code, 77) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "a")) << "a/b/run and a/b/run.curator and their parents";
+  EXPECT_FALSE(fs::exists(key));
+  // An earlier 3-chain run (not tracked: another ledger) and a refused 1-chain run on its --out.
+  const auto out = dir / "earlier";
+  const auto other = dir / "other.sqlite";
+  ASSERT_EQ(register_data(other, data, 10, dir).exit_code, 0);
+  std::string three_chains = sample_args(data, other, out, 2);
+  three_chains.replace(three_chains.find("--chains 1"), 10, "--chains 3");
+  r = run_cli(three_chains, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(out / "chain-3.csv"));
+  r = run_cli(sample_args(data, ledger, out, 3), dir);
+  EXPECT_EQ(r.exit_code, 77) << r.err;
+  for (const char* f : {"chain-1.csv", "chain-2.csv", "chain-3.csv", "report.json"})
+    EXPECT_TRUE(fs::exists(out / f)) << f;
+}
+
 TEST(LedgerCli, AKilledRunStaysReservedAndResumesOnItsReservation) {
   const auto dir = scratch_dir("ledger-kill");
   const auto data = make_data(dir);

@@ -77,6 +77,13 @@ TEST(CliWorkflow, ReusedOutKeepsOnlyTheNewRunsChainFiles) {
   const auto curator = dir / "run.curator";
   ASSERT_TRUE(fs::exists(out / "chain-3.csv"));
   const bool curator_columns = fs::exists(curator / "chain-3.csv");
+  // A run refused before it starts (a checkpointed private run needs a key file) deletes
+  // nothing of the earlier run.
+  const std::string without_key = common.substr(0, common.find(" --noise-key-file"));
+  r = run_cli(without_key + " --chains 1 --checkpoint-every 10", dir);
+  EXPECT_EQ(r.exit_code, 64) << r.err;
+  EXPECT_TRUE(fs::exists(out / "chain-3.csv"));
+  EXPECT_EQ(fs::exists(curator / "chain-3.csv"), curator_columns);
   std::ofstream(out / "chain-7.csv.part") << "# an aborted chain\n";
   std::ofstream(out / "notes.txt") << "the curator's own notes\n";
   std::ofstream(out / "chain-final.csv") << "not a chain file name of dpmcmc\n";
