@@ -21,22 +21,26 @@ double row_value(const nlohmann::json& rows, const std::string& accountant,
   return 0.0;
 }
 
+// `dpmcmc account ARGS --json` in a scratch directory named `scratch`: its answer, parsed (a test
+// failure and null when it exits non-zero).
+nlohmann::json account_json(const std::string& scratch, const std::string& args) {
+  const auto dir = scratch_dir(scratch);
+  const auto r = run_cli("account " + args + " --json", dir);
+  EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+}
+
 // Gaussian mechanism σ = 1, Δ = 1 (add/remove): δ(ε = 1) = 0.12693674 (published value).
 TEST(CliAccount, GaussianDeltaMatchesPublishedValue) {
-  const auto dir = scratch_dir("account-delta");
-  const auto r =
-      run_cli("account --mechanism gaussian --sigma 1 --sensitivity 1 --epsilon 1 --json", dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto rows = nlohmann::json::parse(r.out);
+  const auto rows =
+      account_json("account-delta", "--mechanism gaussian --sigma 1 --sensitivity 1 --epsilon 1");
   EXPECT_NEAR(row_value(rows, "pld-gaussian", "delta"), 0.12693674, 1e-8);
 }
 
 // σ = Δ = 1: ε(δ = 1e-5) = 4.37717810 (published value for 1-GDP).
 TEST(CliAccount, GaussianEpsilonMatchesPublishedValue) {
-  const auto dir = scratch_dir("account-eps");
-  const auto r = run_cli("account --mechanism gaussian --sigma 1 --delta 1e-5 --json", dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NEAR(row_value(nlohmann::json::parse(r.out), "pld-gaussian", "epsilon"), 4.37717810, 1e-7);
+  const auto rows = account_json("account-eps", "--mechanism gaussian --sigma 1 --delta 1e-5");
+  EXPECT_NEAR(row_value(rows, "pld-gaussian", "epsilon"), 4.37717810, 1e-7);
 }
 
 // DP penalty on the thesis' flat 2-d banana (n = 1e5, τ = 0.1, α = 1/2, δ = 1e-6, ε = 4): the
@@ -46,13 +50,9 @@ TEST(CliAccount, GaussianEpsilonMatchesPublishedValue) {
 // accountants' share δ′ = δ(1 − 2⁻¹⁰) (the rest is the discrete noise's, as in `sample`).
 // `--algorithm` is the older name of `--sampler`.
 TEST(CliAccount, AlgorithmIterations) {
-  const auto dir = scratch_dir("account-algo");
-  const auto r = run_cli(
-      "account --algorithm dp-penalty --n 100000 --epsilon 4 --delta 1e-6 --tau 0.1 --alpha 0.5 "
-      "--json",
-      dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto out = nlohmann::json::parse(r.out);
+  const auto out = account_json(
+      "account-algo",
+      "--algorithm dp-penalty --n 100000 --epsilon 4 --delta 1e-6 --tau 0.1 --alpha 0.5");
   const auto& rows = out["accountants"];
   const double delta = 1e-6 - std::ldexp(1e-6, -10);
   EXPECT_EQ(out["delta_accountants"].get<double>(), delta);
@@ -80,13 +80,11 @@ TEST(CliAccount, TableExplainsAnInfiniteNumericalBound) {
 // the numerical PLD, whose loss range cannot be binned, says so in its row. Both once ended the
 // command with an internal error (exit 70).
 TEST(CliAccount, AlmostNoNoiseGivesEachAccountantsAnswerOrItsReason) {
-  const auto dir = scratch_dir("account-tiny-sigma");
   for (const double sigma : {1e-8, 1e-12}) {
-    const auto r = run_cli(
-        fmt::format("account --mechanism gaussian --sigma {} --delta 1e-5 --json", sigma), dir);
-    ASSERT_EQ(r.exit_code, 0) << sigma << ": " << r.err;
     const double mu = 1.0 / (2.0 * sigma * sigma);
-    for (const auto& row : nlohmann::json::parse(r.out)) {
+    for (const auto& row :
+         account_json("account-tiny-sigma",
+                      fmt::format("--mechanism gaussian --sigma {} --delta 1e-5", sigma))) {
       const std::string name = row["accountant"].get<std::string>();
       if (name.starts_with("pld-numerical")) {
         EXPECT_FALSE(row["ok"].get<bool>()) << row;
@@ -104,13 +102,9 @@ TEST(CliAccount, AlmostNoNoiseGivesEachAccountantsAnswerOrItsReason) {
 // between neighbouring counts and the numerical PLD's lower bound fell 2.6 % at 1e13 iterations;
 // each ended the command with exit 70. Now RDP plans and a failing accountant's row says why.
 TEST(CliAccount, AnAccountantPastItsNumericalLimitsDoesNotEndThePlan) {
-  const auto dir = scratch_dir("account-limits");
-  const auto r = run_cli(
-      "account --sampler dp-sgld --model banana-tempered-2d --n 2000 --step-size 0.001 --clip 5 "
-      "--epsilon 1 --json",
-      dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto out = nlohmann::json::parse(r.out);
+  const auto out = account_json("account-limits",
+                                "--sampler dp-sgld --model banana-tempered-2d --n 2000 "
+                                "--step-size 0.001 --clip 5 --epsilon 1");
   EXPECT_GT(out["iterations_allowed"].get<double>(), 1e8) << out;
   for (const auto& row : out["accountants"]) {
     if (row["accountant"] == "rdp") {
