@@ -85,21 +85,21 @@ json run_identity(const std::string& preset, const std::string& sampler, const j
           {"key_check", key != nullptr ? json(key->check_value()) : json(nullptr)}};
 }
 
-void begin_checkpointed_run(const std::filesystem::path& dir, const json& identity,
-                            const json& resume_info, bool resume) {
-  if (!resume) {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);  // a previous run's chains must not be resumed
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-      throw OutputError(fmt::format("{}: cannot create the checkpoint directory: {}", dir.string(),
-                                    ec.message()));
-    }
-    write_file_atomic(
-        dir / "run.json",
-        json{{"format", kFormat}, {"identity", identity}, {"resume_info", resume_info}}.dump(1));
-    return;
+void start_checkpointed_run(const std::filesystem::path& dir, const json& identity,
+                            const json& resume_info) {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);  // a previous run's chains must not be resumed
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    throw OutputError(
+        fmt::format("{}: cannot create the checkpoint directory: {}", dir.string(), ec.message()));
   }
+  write_file_atomic(
+      dir / "run.json",
+      json{{"format", kFormat}, {"identity", identity}, {"resume_info", resume_info}}.dump(1));
+}
+
+void check_resumable_run(const std::filesystem::path& dir, const json& identity) {
   const json saved = read_run_file(dir)["identity"];
   for (const auto& [field, value] : identity.items()) {
     if (!saved.contains(field) || saved[field] != value) {

@@ -1,8 +1,8 @@
 // A sampling job's side of checkpoints (run/checkpoint.hpp holds the chains' side): where they
 // go, and run.json — what the run was, so that a resumed run is the same run. A fresh checkpointed
-// run writes run.json before any chain starts; a resumed run compares its own identity with it and
-// refuses to go on when anything differs. Above all the data and the key: the same noise stream
-// replayed on other rows would publish the difference between them.
+// run writes run.json before any chain starts, once nothing can refuse it; a resumed run compares
+// its own identity with it and refuses to go on when anything differs. Above all the data and the
+// key: the same noise stream replayed on other rows would publish the difference between them.
 #pragma once
 
 #include <filesystem>
@@ -26,11 +26,16 @@ nlohmann::json run_identity(const std::string& preset, const std::string& sample
                             const nlohmann::json& params, const RunConfig& run, const Dataset& data,
                             const NoiseKey* key, const nlohmann::json& calibration);
 
-// Fresh run: writes DIR/run.json with the identity and `resume_info` (what the caller needs to
-// rebuild the job, e.g. the CLI's arguments). Resume: ConfigError naming the first field that
-// differs from the saved identity, NoInputError when there is no run.json.
-void begin_checkpointed_run(const std::filesystem::path& dir, const nlohmann::json& identity,
-                            const nlohmann::json& resume_info, bool resume);
+// Fresh run: replaces whatever DIR held (an earlier run's checkpoint) with DIR/run.json, the
+// identity and `resume_info` (what the caller needs to rebuild the job, e.g. the CLI's
+// arguments). Call it only once nothing can refuse the run any more: a refused run must leave an
+// earlier run's checkpoint resumable.
+void start_checkpointed_run(const std::filesystem::path& dir, const nlohmann::json& identity,
+                            const nlohmann::json& resume_info);
+
+// Resume: ConfigError naming the first field of `identity` that differs from the saved one,
+// NoInputError when there is no run.json, DataError when it is malformed.
+void check_resumable_run(const std::filesystem::path& dir, const nlohmann::json& identity);
 
 // DIR/run.json's "resume_info". NoInputError naming the file when there is none (the run
 // completed, or ran without checkpoints); DataError when it is malformed.

@@ -112,15 +112,7 @@ LedgerEntry LedgerEntry::open(const SampleSpec& spec, const PrivateRunPlan& plan
     r.discretisation_tv = plan.discretisation_delta / (1.0 + std::exp(plan.budget.epsilon));
     r.events = repeat_iterations(plan.per_iteration, plan.scheduled);
     std::tie(entry.run_id_, entry.token_) = ledger.reserve(rows.hash, r);
-    if (checkpoints) {
-      write_file_atomic(
-          reservation_file(*checkpoints),
-          nlohmann::json{{"ledger", std::filesystem::absolute(entry.ledger_).string()},
-                         {"run", entry.run_id_},
-                         {"token", entry.token_}}
-                  .dump() +
-              "\n");
-    }
+    entry.reserved_now_ = true;
     entry.json_["note"] = "reserved its planned releases before the first";
   }
   entry.json_["tracked"] = true;
@@ -131,6 +123,16 @@ LedgerEntry LedgerEntry::open(const SampleSpec& spec, const PrivateRunPlan& plan
       {"composition", to_string(spent.rule)},
       {"budget", {{"epsilon", dataset->budget.epsilon}, {"delta", dataset->budget.delta}}}};
   return entry;
+}
+
+void LedgerEntry::save_reservation(const std::filesystem::path& checkpoints) const {
+  if (!reserved_now_) return;
+  write_file_atomic(reservation_file(checkpoints),
+                    nlohmann::json{{"ledger", std::filesystem::absolute(ledger_).string()},
+                                   {"run", run_id_},
+                                   {"token", token_}}
+                            .dump() +
+                        "\n");
 }
 
 void LedgerEntry::settle(bool complete, bool resumable, const EventLog& recorded) {

@@ -22,11 +22,13 @@ namespace dpmcmc {
 
 class LedgerEntry {
  public:
-  // `checkpoints`: the run's checkpoint directory when it keeps checkpoints (its ledger.json
-  // names the reservation for a resumption). Throws BudgetRefusal, BusyError, DataError as the
-  // ledger does.
+  // `checkpoints`: a resumed run's checkpoint directory (its ledger.json names the reservation to
+  // take back). Throws BudgetRefusal, BusyError, DataError as the ledger does.
   static LedgerEntry open(const SampleSpec& spec, const PrivateRunPlan& plan,
                           const std::optional<std::filesystem::path>& checkpoints);
+  // A fresh checkpointed run, once its checkpoint directory is written: names the reservation
+  // open() made in CHECKPOINTS/ledger.json, for a resumption. No-op when open() reserved nothing.
+  void save_reservation(const std::filesystem::path& checkpoints) const;
 
   bool tracked() const { return run_id_ != 0; }
   // Settles the reservation (see above). No-op when untracked. Never throws: a ledger that cannot
@@ -40,6 +42,7 @@ class LedgerEntry {
   std::filesystem::path ledger_;
   std::int64_t run_id_ = 0;
   std::string token_;
+  bool reserved_now_ = false;  // a fresh reservation, not a resumed one
   nlohmann::json json_;
 };
 

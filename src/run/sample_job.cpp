@@ -475,6 +475,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
                        : RunCallbacks{};
 
   const auto checkpoints = checkpoint_dir(spec.out_dir);
+  json identity;
   if (spec.checkpoint) {
     if (private_run && !spec.noise_key && !spec.noise_key_file) {
       throw UsageError(
@@ -485,10 +486,9 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     run.checkpoint = *spec.checkpoint;
     run.checkpoint->dir = checkpoints;
     const json calibration = priv ? events_to_json(priv->setup.per_iteration) : json(nullptr);
-    begin_checkpointed_run(checkpoints,
-                           run_identity(preset.name, spec.sampler, params, run, data.data,
-                                        priv ? &priv->noise_key : nullptr, calibration),
-                           spec.resume_info, spec.checkpoint->resume);
+    identity = run_identity(preset.name, spec.sampler, params, run, data.data,
+                            priv ? &priv->noise_key : nullptr, calibration);
+    if (spec.checkpoint->resume) check_resumable_run(checkpoints, identity);
     out.checkpoint_dir = checkpoints;
   }
 
@@ -498,7 +498,6 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     try {
       ledger = LedgerEntry::open(spec, priv->plan, out.checkpoint_dir);
     } catch (const BudgetRefusal&) {
-      if (spec.checkpoint && !spec.checkpoint->resume) remove_checkpoint(checkpoints);
       // Nothing was released under a key this run created: it goes too.
       if (spec.noise_key_file && priv->noise_key.source() == NoiseKey::Source::file_created)
         std::filesystem::remove(*spec.noise_key_file);
@@ -516,6 +515,10 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   }
   Stopwatch clock;
   try {
+    if (spec.checkpoint && !spec.checkpoint->resume) {
+      start_checkpointed_run(checkpoints, identity, spec.resume_info);
+      if (ledger) ledger->save_reservation(checkpoints);
+    }
     out.run = run_chains(factory, model->param_names(), run, callbacks);
   } catch (...) {
     // A failure after the reservation (an output that cannot be written, …): this process is

@@ -186,6 +186,21 @@ TEST(LedgerCli, AKilledRunStaysReservedAndResumesOnItsReservation) {
   const auto shown = run_cli(fmt::format("ledger show --ledger {}", ledger.string()), dir);
   EXPECT_NE(shown.out.find("ended without settling"), std::string::npos) << shown.out;
 
+  // A fresh checkpointed run into the same --out that the budget refuses leaves the killed run's
+  // checkpoint as it was: run.json and the name of its reservation, which the resumption needs.
+  const auto checkpoint = fs::path(out.string() + ".curator") / "checkpoint";
+  const std::string run_file = slurp(checkpoint / "run.json");
+  const std::string named = slurp(reservation);
+  const auto refused = run_cli(
+      fmt::format("sample --model gauss-correlated-2d --data {} --sampler dp-penalty --epsilon 8 "
+                  "--delta 1e-6 --chains 1 --seed 2 --quiet --ledger {} --out {} --tau 10 "
+                  "--checkpoint-every 500 --noise-key-file {}",
+                  data.string(), ledger.string(), out.string(), key),
+      dir);
+  EXPECT_EQ(refused.exit_code, 77) << refused.err;
+  EXPECT_EQ(slurp(checkpoint / "run.json"), run_file);
+  EXPECT_EQ(slurp(reservation), named);
+
   // Resumed: the same reservation, no second one; settled when it completes.
   const auto resumed =
       run_cli(fmt::format("sample --resume {} --noise-key-file {}", out.string(), key), dir);
