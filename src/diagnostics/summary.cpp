@@ -140,7 +140,7 @@ std::string format_summary(const Summary& summary, int sig_figs) {
   const std::vector<std::string> header = {"",    "Mean", "MCSE",     "StdDev",   "5%",
                                            "50%", "95%",  "ESS_bulk", "ESS_tail", "R_hat"};
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> without_finite_draw, running_totals, constants;
+  std::vector<std::string> without_finite_draw, running_totals, constants, tail_undefined;
   for (const auto& p : summary.parameters) {
     if (p.no_finite_draw) {
       without_finite_draw.push_back(p.name);
@@ -157,6 +157,10 @@ std::string format_summary(const Summary& summary, int sig_figs) {
                       "-"});
       continue;
     }
+    // A column that moves but sits at its smallest or largest value in at least 5% of the draws
+    // (an acceptance probability of 1): the indicator of that tail quantile does not vary, so
+    // ESS_tail is undefined, as in the posterior package (NA). Said once under the table.
+    if (std::isnan(p.ess_tail) && !std::isnan(p.ess_bulk)) tail_undefined.push_back(p.name);
     rows.push_back({p.name, real(p.mean, sig_figs), real(p.mcse_mean, sig_figs),
                     real(p.sd, sig_figs), real(p.q5, sig_figs), real(p.q50, sig_figs),
                     real(p.q95, sig_figs), count(p.ess_bulk), count(p.ess_tail), ratio(p.rhat)});
@@ -184,6 +188,12 @@ std::string format_summary(const Summary& summary, int sig_figs) {
   if (!constants.empty()) {
     out += fmt::format("\nConstant within each chain (no MCSE, ESS or R_hat): {}\n",
                        fmt::join(constants, " "));
+  }
+  if (!tail_undefined.empty()) {
+    out += fmt::format(
+        "\nESS_tail undefined (nan): {} (at least 5% of the draws equal the smallest or largest "
+        "value,\nso the indicator of the 5% or 95% quantile does not vary)\n",
+        fmt::join(tail_undefined, " "));
   }
   if (!running_totals.empty()) {
     out += fmt::format(

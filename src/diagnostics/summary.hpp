@@ -70,10 +70,10 @@ Summary summarize(std::span<const std::string> names, std::span<const Mat> chain
 //   name Mean MCSE StdDev 5% 50% 95% ESS_bulk ESS_tail R_hat,
 // real values with `sig_figs` significant digits (1…17), ESS rounded to integers, R̂ with three
 // decimals (three significant digits from 1000 up, "inf" for chains each stuck at its own
-// point), undefined values as "nan", "-" for a running total's diagnostics (named under the
-// table). A column with no finite draw (a private run's lp__: the
-// log posterior needs the private rows) is named in a line under the table instead of a row of
-// "nan". Ends with a line saying which definitions were used.
+// point), undefined values as "nan" (an undefined ESS_tail is explained under the table), "-" for
+// a running total's diagnostics (named under the table). A column with no finite draw (a private
+// run's lp__: the log posterior needs the private rows) is named in a line under the table instead
+// of a row of "nan". Ends with a line saying which definitions were used.
 std::string format_summary(const Summary& summary, int sig_figs = 3);
 
 // {"chains": M, "draws_per_chain": N, "parameters": [{"name": …, "mean": …, "mcse_mean": …,

@@ -237,5 +237,28 @@ TEST(Summary, ColumnConstantWithinChainsIsNamedNotPrintedAsNanOrInf) {
   EXPECT_TRUE(summary_json(s).at("parameters").at(0).at("constant_within_chains").get<bool>());
 }
 
+TEST(Summary, UndefinedTailEssIsExplainedUnderTheTable) {
+  // accept_stat__ of a Metropolis chain is 1 for every uphill move: with a quarter of the draws
+  // at the maximum, the 95% quantile is 1 and I(x <= q95) is 1 everywhere, so the tail ESS is
+  // undefined (posterior: NA) while the bulk ESS is not. A column with spread at both ends has
+  // both.
+  Mat a(40, 2), b(40, 2);
+  for (Eigen::Index i = 0; i < 40; ++i) {
+    const double t = static_cast<double>(i);
+    a.row(i) << (i % 4 == 0 ? 1.0 : 0.5 + 0.4 * std::sin(t)), std::sin(t);
+    b.row(i) << (i % 4 == 1 ? 1.0 : 0.5 + 0.4 * std::cos(t)), std::cos(t);
+  }
+  const std::vector<std::string> names = {"accept_stat__", "theta.1"};
+  const std::vector<Mat> chains = {a, b};
+  const Summary s = summarize(names, chains);
+  EXPECT_TRUE(std::isnan(s.parameters[0].ess_tail));
+  EXPECT_TRUE(std::isfinite(s.parameters[0].ess_bulk));
+  EXPECT_TRUE(std::isfinite(s.parameters[1].ess_tail));
+  const std::string text = format_summary(s);
+  EXPECT_NE(text.find("ESS_tail undefined (nan): accept_stat__ (at least 5%"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("undefined (nan): accept_stat__ theta.1"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace dpmcmc
