@@ -157,9 +157,10 @@ std::string format_summary(const Summary& summary, int sig_figs) {
                       "-"});
       continue;
     }
-    // A column that moves but sits at its smallest or largest value in at least 5% of the draws
-    // (an acceptance probability of 1): the indicator of that tail quantile does not vary, so
-    // ESS_tail is undefined, as in the posterior package (NA). Said once under the table.
+    // A column that moves but sits at its largest value in more than about 5% of the draws (an
+    // acceptance probability of 1): q95 is that value, I(x <= q95) does not vary, so ESS_tail is
+    // undefined, as in the posterior package (NA). (Mass at the smallest value leaves the 5%
+    // indicator varying.) Said once under the table.
     if (std::isnan(p.ess_tail) && !std::isnan(p.ess_bulk)) tail_undefined.push_back(p.name);
     rows.push_back({p.name, real(p.mean, sig_figs), real(p.mcse_mean, sig_figs),
                     real(p.sd, sig_figs), real(p.q5, sig_figs), real(p.q50, sig_figs),
@@ -191,8 +192,8 @@ std::string format_summary(const Summary& summary, int sig_figs) {
   }
   if (!tail_undefined.empty()) {
     out += fmt::format(
-        "\nESS_tail undefined (nan): {} (at least 5% of the draws equal the smallest or largest "
-        "value,\nso the indicator of the 5% or 95% quantile does not vary)\n",
+        "\nESS_tail undefined (nan): {} (more than about 5% of the draws equal the largest "
+        "value,\nso the indicator of the 95% quantile does not vary)\n",
         fmt::join(tail_undefined, " "));
   }
   if (!running_totals.empty()) {

@@ -85,8 +85,7 @@ json run_identity(const std::string& preset, const std::string& sampler, const j
           {"key_check", key != nullptr ? json(key->check_value()) : json(nullptr)}};
 }
 
-void start_checkpointed_run(const std::filesystem::path& dir, const json& identity,
-                            const json& resume_info) {
+void clear_checkpoint_dir(const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);  // a previous run's chains must not be resumed
   std::filesystem::create_directories(dir, ec);
@@ -94,6 +93,10 @@ void start_checkpointed_run(const std::filesystem::path& dir, const json& identi
     throw OutputError(
         fmt::format("{}: cannot create the checkpoint directory: {}", dir.string(), ec.message()));
   }
+}
+
+void start_checkpointed_run(const std::filesystem::path& dir, const json& identity,
+                            const json& resume_info) {
   write_file_atomic(
       dir / "run.json",
       json{{"format", kFormat}, {"identity", identity}, {"resume_info", resume_info}}.dump(1));

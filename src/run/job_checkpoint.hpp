@@ -26,10 +26,13 @@ nlohmann::json run_identity(const std::string& preset, const std::string& sample
                             const nlohmann::json& params, const RunConfig& run, const Dataset& data,
                             const NoiseKey* key, const nlohmann::json& calibration);
 
-// Fresh run: replaces whatever DIR held (an earlier run's checkpoint) with DIR/run.json, the
-// identity and `resume_info` (what the caller needs to rebuild the job, e.g. the CLI's
-// arguments). Call it only once nothing can refuse the run any more: a refused run must leave an
-// earlier run's checkpoint resumable.
+// A fresh run, once nothing can refuse it any more (a refused run must leave an earlier run's
+// checkpoint resumable): clear_checkpoint_dir empties DIR of an earlier run's checkpoint; then
+// the caller writes what a resumption needs besides (the ledger reservation's name); last,
+// start_checkpointed_run writes DIR/run.json, the identity and `resume_info` (what the caller
+// needs to rebuild the job, e.g. the CLI's arguments). run.json is what makes DIR resumable, so
+// a run killed before it leaves nothing half-written to resume.
+void clear_checkpoint_dir(const std::filesystem::path& dir);
 void start_checkpointed_run(const std::filesystem::path& dir, const nlohmann::json& identity,
                             const nlohmann::json& resume_info);
 

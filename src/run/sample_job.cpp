@@ -516,8 +516,9 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   Stopwatch clock;
   try {
     if (spec.checkpoint && !spec.checkpoint->resume) {
-      start_checkpointed_run(checkpoints, identity, spec.resume_info);
+      clear_checkpoint_dir(checkpoints);
       if (ledger) ledger->save_reservation(checkpoints);
+      start_checkpointed_run(checkpoints, identity, spec.resume_info);
     }
     out.run = run_chains(factory, model->param_names(), run, callbacks);
   } catch (...) {
