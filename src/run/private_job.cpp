@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "core/error.hpp"
 #include "io/run_report.hpp"
 #include "privacy/owner_group.hpp"
 #include "privacy/private_data.hpp"
 #include "privacy/spend_meter.hpp"
+#include "run/curator_files.hpp"
 
 namespace dpmcmc {
 
@@ -26,6 +28,12 @@ NoiseKey job_noise_key(const SampleSpec& spec) {
   return spec.noise_key        ? *spec.noise_key
          : spec.noise_key_file ? NoiseKey::from_file(*spec.noise_key_file)
                                : NoiseKey::fresh();
+}
+
+void undo_refused_run(const SampleSpec& spec, const NoiseKey& key, const NewOutputDirs& dirs) {
+  if (spec.noise_key_file && key.source() == NoiseKey::Source::file_created)
+    std::filesystem::remove(*spec.noise_key_file);
+  dirs.remove_if_empty();
 }
 
 PrivateJob prepare_private_job(const SampleSpec& spec, const SamplerDescriptor& entry,

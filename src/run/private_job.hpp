@@ -25,6 +25,8 @@
 
 namespace dpmcmc {
 
+class NewOutputDirs;
+
 struct PrivateJob {
   explicit PrivateJob(NoiseKey key) : noise_key(std::move(key)) {}
 
@@ -42,6 +44,11 @@ struct PrivateJob {
 // The run's secret noise key: spec.noise_key, else read from (or created in) spec.noise_key_file,
 // else fresh from OS entropy.
 NoiseKey job_noise_key(const SampleSpec& spec);
+
+// A private run refused before its first release (the budget ledger: exit 77) leaves no output:
+// the noise key file it created (nothing was released under that key) and, when empty, the output
+// directories it created.
+void undo_refused_run(const SampleSpec& spec, const NoiseKey& key, const NewOutputDirs& dirs);
 
 // Checks --epsilon, --delta and --warmup-fraction (UsageError naming the option), builds the
 // sampler's setup, plans, sets run.per_chain (warmup, samples) from the plan and reads the noise

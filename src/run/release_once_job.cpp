@@ -129,10 +129,7 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
     try {
       return LedgerEntry::open(spec, plan, std::nullopt);
     } catch (const BudgetRefusal&) {
-      // Refused: exit 77 and no output, nor a key nothing was released under.
-      if (spec.noise_key_file && key.source() == NoiseKey::Source::file_created)
-        std::filesystem::remove(*spec.noise_key_file);
-      new_dirs.remove_if_empty();
+      undo_refused_run(spec, key, new_dirs);
       throw;
     }
   }();

@@ -498,10 +498,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     try {
       ledger = LedgerEntry::open(spec, priv->plan, out.checkpoint_dir);
     } catch (const BudgetRefusal&) {
-      // Nothing was released under a key this run created: it goes too.
-      if (spec.noise_key_file && priv->noise_key.source() == NoiseKey::Source::file_created)
-        std::filesystem::remove(*spec.noise_key_file);
-      new_dirs.remove_if_empty();
+      undo_refused_run(spec, priv->noise_key, new_dirs);
       throw;
     }
   }

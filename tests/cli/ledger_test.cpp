@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -152,6 +153,31 @@ TEST(LedgerCli, ARefusedRunLeavesNoDirectoryKeyOrDeletion) {
   EXPECT_EQ(r.exit_code, 77) << r.err;
   for (const char* f : {"chain-1.csv", "chain-2.csv", "chain-3.csv", "report.json"})
     EXPECT_TRUE(fs::exists(out / f)) << f;
+}
+
+// The same for dp-nss (release once, its own job): refused before its one release, it leaves no
+// key file and no directory.
+TEST(LedgerCli, ARefusedReleaseOnceRunLeavesNoDirectoryOrKey) {
+  const auto dir = scratch_dir("ledger-refused-nss");
+  const auto rows = dir / "patients.csv";
+  const std::string source = DPMCMC_SOURCE_DIR;
+  ASSERT_EQ(std::system(("/usr/bin/python3 " + source + "/examples/patients/simulate.py " +
+                         rows.string() + " --rows 200 2>/dev/null")
+                            .c_str()),
+            0);
+  const auto ledger = dir / "ledger.sqlite";
+  ASSERT_EQ(register_data(ledger, rows, 0.5, dir).exit_code, 0);  // less than the run's ε = 1
+  const auto key = dir / "nss.key";
+  const auto r = run_cli(
+      fmt::format("sample --model logistic --schema {}/examples/patients/patients.json --data {} "
+                  "--sampler dp-nss --epsilon 1 --chains 1 --quiet --ledger {} "
+                  "--noise-key-file {} --out {}",
+                  source, rows.string(), ledger.string(), key.string(),
+                  (dir / "a" / "nss").string()),
+      dir);
+  EXPECT_EQ(r.exit_code, 77) << r.err;
+  EXPECT_FALSE(fs::exists(key));
+  EXPECT_FALSE(fs::exists(dir / "a")) << "a/nss and a/nss.curator and their parent";
 }
 
 TEST(LedgerCli, AKilledRunStaysReservedAndResumesOnItsReservation) {
