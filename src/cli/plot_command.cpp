@@ -20,6 +20,7 @@
 #include "core/rng.hpp"
 #include "data/file_bytes.hpp"
 #include "experiment/posterior_plot.hpp"
+#include "io/chain_files.hpp"
 #include "io/gnuplot.hpp"
 #include "io/stan_csv_reader.hpp"
 #include "models/presets.hpp"
@@ -30,26 +31,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The chain files of a run: RUN itself when it is a file, else RUN/chain-*.csv in order.
+// The chain files of a run (io/chain_files.hpp), read.
 std::vector<StanCsv> run_files(const std::string& run) {
-  std::vector<fs::path> paths;
-  std::error_code ec;
-  if (fs::is_directory(run, ec)) {
-    for (const auto& e : fs::directory_iterator(run)) {
-      const std::string f = e.path().filename().string();
-      if (f.starts_with("chain-") && f.ends_with(".csv")) paths.push_back(e.path());
-    }
-    std::sort(paths.begin(), paths.end());
-    if (paths.empty())
-      throw NoInputError(fmt::format(
-          "{}: no chain-*.csv in this directory (expected the output directory of `dpmcmc "
-          "sample`, or an experiment cell run without --no-draw-files)",
-          run));
-  } else {
-    paths.push_back(run);
-  }
   std::vector<StanCsv> files;
-  for (const auto& p : paths) files.push_back(read_stan_csv(p));
+  for (const auto& p : run_chain_files(run)) files.push_back(read_stan_csv(p));
   return files;
 }
 

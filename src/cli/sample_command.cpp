@@ -244,7 +244,9 @@ void run_resumed(const CLI::App& cmd, const SampleArgs& given) {
 
 void add_sample_command(CLI::App& app) {
   auto a = std::make_shared<SampleArgs>();
-  auto* cmd = app.add_subcommand("sample", "Draw posterior samples of a model preset");
+  auto* cmd = app.add_subcommand(
+      "sample",
+      "Draw posterior samples of a model preset, or of a regression on your own data (--schema)");
   add_sample_options(*cmd, *a);
   cmd->callback([a, cmd] {
     if (cmd->count("--resume") > 0) {

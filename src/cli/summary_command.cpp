@@ -1,5 +1,6 @@
-// `dpmcmc summary FILES…`: a stansummary-like table of Stan CSV draws (ours or CmdStan's), and,
-// when the model preset is named, the MMD of the pooled draws to exact posterior draws.
+// `dpmcmc summary FILES…` (or a run's directory): a stansummary-like table of Stan CSV draws (ours
+// or CmdStan's), and, when the model preset is named, the MMD of the pooled draws to exact
+// posterior draws.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "diagnostics/mmd.hpp"
 #include "diagnostics/sample_error.hpp"
 #include "diagnostics/summary.hpp"
+#include "io/chain_files.hpp"
 #include "io/stan_csv_reader.hpp"
 #include "models/presets.hpp"
 
@@ -60,7 +62,9 @@ void add_summary_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* cmd =
       app.add_subcommand("summary", "Summarise Stan CSV draws (R-hat, ESS, MCSE, quantiles)");
-  cmd->add_option("files", a->files, "Stan CSV files, one per chain")->required();
+  cmd->add_option("files", a->files,
+                  "Stan CSV files, one per chain, or a run's output directory (its chain-*.csv)")
+      ->required();
   cmd->add_option("--model", a->model, "Model preset: adds the MMD to exact posterior draws");
   cmd->add_option("--data", a->data, "With --model: the CSV data the draws were fitted to");
   cmd->add_option("--data-seed", a->data_seed,
@@ -77,7 +81,11 @@ void add_summary_command(CLI::App& app) {
     std::vector<Mat> chains;
     std::vector<StanCsv> files;
     std::vector<std::string> labels, columns;
-    for (const auto& f : a->files) {
+    // A directory stands for its chain files (io/chain_files.hpp).
+    std::vector<std::string> paths;
+    for (const auto& f : a->files)
+      for (const auto& p : run_chain_files(f)) paths.push_back(p.string());
+    for (const auto& f : paths) {
       StanCsv csv = read_stan_csv(f);
       if (std::find(csv.columns.begin(), csv.columns.end(), "lp__") == csv.columns.end()) {
         // A data file reads as a headed numeric table too: its "summary" would print the private
@@ -88,7 +96,7 @@ void add_summary_command(CLI::App& app) {
             f));
       }
       if (!columns.empty() && csv.columns != columns) {
-        throw DataError(fmt::format("{}: columns differ from those of {}", f, a->files.front()));
+        throw DataError(fmt::format("{}: columns differ from those of {}", f, paths.front()));
       }
       columns = csv.columns;
       chains.push_back(csv.sampling_draws());

@@ -3,10 +3,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <cctype>
 #include <string_view>
 
 #include "core/error.hpp"
+#include "io/chain_files.hpp"
 
 namespace dpmcmc {
 
@@ -87,17 +87,10 @@ void CsvDrawSink::finish(const ChainEnd& end) {
 
 namespace {
 
-// "chain-<digits>.csv" or "chain-<digits>.csv.part": the names the draw files of a run take.
+// "chain-K.csv" or "chain-K.csv.part": the names the draw files of a run take.
 bool is_chain_file_name(std::string_view name) {
-  constexpr std::string_view prefix = "chain-";
-  if (!name.starts_with(prefix)) return false;
-  name.remove_prefix(prefix.size());
   if (name.ends_with(".part")) name.remove_suffix(5);
-  if (!name.ends_with(".csv")) return false;
-  name.remove_suffix(4);
-  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c)) != 0;
-  });
+  return chain_file_number(name).has_value();
 }
 
 }  // namespace

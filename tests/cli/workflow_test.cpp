@@ -41,6 +41,10 @@ TEST(CliWorkflow, SimulateSampleSummary) {
   const auto summary = nlohmann::json::parse(r.out);
   EXPECT_EQ(summary["chains"], 2);
   EXPECT_EQ(summary["draws_per_chain"], 200);
+  // The run's directory stands for its chain files.
+  r = run_cli("summary --json " + out.string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out), summary);
 
   // The same seed reproduces the draws bit for bit, whatever the thread count.
   const auto out2 = dir / "run2";
