@@ -154,9 +154,12 @@ std::vector<std::string> user_model_samplers(GlmFamily family) {
   const json defaults = user_model_sampler_defaults(g, 1000, 1);
   for (auto it = defaults.begin(); it != defaults.end(); ++it) names.push_back(it.key());
   // Release once, sample forever (models/noisy_statistics.hpp; run/release_once_job.hpp).
-  if (family == GlmFamily::linear || family == GlmFamily::normal || family == GlmFamily::logistic)
-    names.push_back("dp-nss");
+  if (has_released_statistic(family)) names.push_back("dp-nss");
   return names;
+}
+
+bool has_released_statistic(GlmFamily family, bool intercept) {
+  return family != GlmFamily::probit && (family != GlmFamily::poisson || intercept);
 }
 
 UserModel make_user_model(const UserModelSpec& spec) {

@@ -60,6 +60,11 @@ nlohmann::json user_model_sampler_defaults(const GlmSpec& glm, std::size_t n, in
 // with defaults (the penalty entries serve their OCU/GWMH and shared variants too).
 std::vector<std::string> user_model_samplers(GlmFamily family);
 
+// Whether the family has a released sufficient statistic, so that `--sampler dp-nss` spends the
+// budget on one release (models/noisy_statistics.hpp): linear, normal, logistic, and poisson with
+// its intercept (whose column releases the covariates' mean).
+bool has_released_statistic(GlmFamily family, bool intercept = true);
+
 // Reads the schema and the data; UsageError / ConfigError / DataError as the parts say, plus a
 // target type the family cannot model (logistic and probit: binary; poisson: count; linear and
 // normal: real or count), features given to `normal`, and a prior naming no parameter.

@@ -10,6 +10,7 @@
 #include "data/directory_lock.hpp"
 #include "io/run_report.hpp"
 #include "models/noisy_statistics.hpp"
+#include "models/user_model.hpp"
 #include "privacy/gaussian_pld.hpp"
 #include "privacy/iteration_templates.hpp"
 #include "privacy/private_data.hpp"
@@ -97,16 +98,16 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
                                  kReleaseOnceSampler));
   const UserModel user = make_user_model(*spec.user_model);
   const GlmFamily family = user.glm.family;
-  if (family == GlmFamily::probit)
-    throw UsageError(fmt::format(
-        "--sampler {}: model '{}' has no released statistic; the families with one are linear, "
-        "normal, logistic and poisson",
-        kReleaseOnceSampler, spec.user_model->family));
-  if (family == GlmFamily::poisson && !user.design->intercept)
-    throw UsageError(fmt::format(
-        "--sampler {}: model 'poisson' needs the intercept (its column releases the covariates' "
-        "mean); remove \"intercept\": false from schema {}",
-        kReleaseOnceSampler, spec.user_model->schema_file.string()));
+  if (!has_released_statistic(family, user.design->intercept)) {
+    throw UsageError(
+        family == GlmFamily::poisson
+            ? fmt::format("--sampler {}: model 'poisson' needs the intercept (its column releases "
+                          "the covariates' mean); remove \"intercept\": false from schema {}",
+                          kReleaseOnceSampler, spec.user_model->schema_file.string())
+            : fmt::format("--sampler {}: model '{}' has no released statistic; the families with "
+                          "one are linear, normal, logistic and poisson",
+                          kReleaseOnceSampler, spec.user_model->family));
+  }
   const Dataset& rows = user.design->data;
   const Budget budget{*spec.epsilon, spec.delta.value_or(0.1 / static_cast<double>(rows.rows()))};
   check_epsilon_option(budget.epsilon, "--epsilon");

@@ -253,6 +253,8 @@ struct JobView {
   const std::filesystem::path& curator;
   const std::vector<std::filesystem::path>& files;
   std::uint64_t data_seed;
+  // A user regression with a released statistic: dp-nss could spend the budget on one release.
+  bool release_once_fits;
 };
 
 // The summary and accuracy of the kept draws, and the reports: report.json under --out (what may
@@ -334,6 +336,17 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
   out.warnings = convergence_warnings(out.summary, job.model.param_names(), rates,
                                       find_sampler(spec.sampler)->acceptance, private_run, budget,
                                       adapted_warmup);
+  // Where more iterations are asked for, a private regression that dp-nss fits is told that it
+  // need not buy them (user guide, "Release once, sample forever").
+  if (private_run && job.release_once_fits) {
+    for (auto& w : out.warnings) {
+      if (w.check == "rhat" || w.check.starts_with("ess_"))
+        w.advice += fmt::format(
+            "; or --sampler {}, which spends the budget on one release of the sufficient "
+            "statistics, then samples as long as you like",
+            kReleaseOnceSampler);
+    }
+  }
   out.report["warnings"] = warnings_json(out.warnings);
   if (private_run) {
     // The boundary (docs/architecture.md): accuracy against the exact posterior, timings and
@@ -534,9 +547,10 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   timings.add("sampling", clock.seconds());
   if (!out.run.complete() && !spec.diagnose_incomplete) return out;
 
-  report_job({spec, preset, *model, data, params, run, priv ? &*priv : nullptr, columns, curator,
-              files, data_seed},
-             timings, out);
+  report_job(
+      {spec, preset, *model, data, params, run, priv ? &*priv : nullptr, columns, curator, files,
+       data_seed, user && has_released_statistic(user->glm.family, user->design->intercept)},
+      timings, out);
   // Outputs written: a completed run has nothing left to resume.
   if (out.checkpoint_dir && out.run.complete()) {
     remove_checkpoint(*out.checkpoint_dir);

@@ -65,6 +65,30 @@ TEST(CliUserModel, LogisticOnACsvWithASchema) {
   EXPECT_NE(header.find(",intercept,age,arm_b"), std::string::npos);
 }
 
+// A private run too short for its posterior is told that dp-nss needs no iterations, when the
+// family has a released statistic (logistic), and not otherwise (probit).
+TEST(CliUserModel, AShortPrivateRunIsPointedToReleaseOnceWhereItApplies) {
+  const auto dir = scratch_dir("user-short");
+  write(dir / "s.json", kSchema);
+  write(dir / "d.csv", rows(300));
+  for (const std::string family : {"logistic", "probit"}) {
+    const auto r = run_cli(
+        in_dir("sample --model " + family +
+                   " --schema s.json --data d.csv --seed 2 --sampler dp-penalty --epsilon 0.2 "
+                   "--chains 2 --quiet --out o",
+               dir),
+        dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_NE(r.out.find("WARNING: age: R-hat"), std::string::npos) << r.out;
+    const auto report = nlohmann::json::parse(slurp(dir / "o" / "report.json"));
+    ASSERT_FALSE(report["warnings"].empty());
+    const bool hinted = r.out.find("--sampler dp-nss") != std::string::npos;
+    const bool in_report = report["warnings"].dump().find("--sampler dp-nss") != std::string::npos;
+    EXPECT_EQ(hinted, family == "logistic") << family << "\n" << r.out;
+    EXPECT_EQ(in_report, family == "logistic") << family << "\n" << report["warnings"].dump();
+  }
+}
+
 struct Bad {
   std::string what, schema, csv, args;
   int code;

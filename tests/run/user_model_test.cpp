@@ -126,6 +126,16 @@ TEST(UserModel, StochasticGradientDefaultsFollowTheirRules) {
   const auto samplers = user_model_samplers(GlmFamily::poisson);
   EXPECT_NE(std::find(samplers.begin(), samplers.end(), "dp-sgld"), samplers.end());
   EXPECT_NE(std::find(samplers.begin(), samplers.end(), "dp-sgnht"), samplers.end());
+  // dp-nss: listed for every family with a released statistic, poisson's (intercept) included.
+  for (const GlmFamily f : {GlmFamily::linear, GlmFamily::normal, GlmFamily::logistic,
+                            GlmFamily::poisson, GlmFamily::probit}) {
+    const auto listed = user_model_samplers(f);
+    EXPECT_EQ(std::find(listed.begin(), listed.end(), "dp-nss") != listed.end(),
+              f != GlmFamily::probit)
+        << to_string(f);
+  }
+  EXPECT_TRUE(has_released_statistic(GlmFamily::poisson, true));
+  EXPECT_FALSE(has_released_statistic(GlmFamily::poisson, false));
 }
 
 }  // namespace
