@@ -187,10 +187,7 @@ TEST(CliBadInput, MoreChainsThanOpenFilesAllow) {
   // dp-nss too, before its one release: no key file, no curator report, no spend.
   const auto rows = dir / "patients.csv";
   const std::string source = DPMCMC_SOURCE_DIR;
-  ASSERT_EQ(std::system(("/usr/bin/python3 " + source + "/examples/patients/simulate.py " +
-                         rows.string() + " --rows 200 2>/dev/null")
-                            .c_str()),
-            0);
+  ASSERT_EQ(simulate_patients(rows, 200), 0);
   const std::string nss = "ulimit -n 200 && " + std::string(DPMCMC_BINARY) +
                           " sample --model logistic --schema " + source +
                           "/examples/patients/patients.json --data " + rows.string() +

@@ -36,6 +36,15 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
   return dir;
 }
 
+// `rows` rows of the example patients' schema (examples/patients/simulate.py, a known logistic
+// model) written to `csv`; the shell's exit status (0 on success).
+inline int simulate_patients(const std::filesystem::path& csv, int rows) {
+  return std::system(("/usr/bin/python3 " + std::string(DPMCMC_SOURCE_DIR) +
+                      "/examples/patients/simulate.py " + csv.string() + " --rows " +
+                      std::to_string(rows) + " 2>/dev/null")
+                         .c_str());
+}
+
 // `args` is appended to the program path verbatim (shell syntax).
 inline CliResult run_cli(const std::string& args, const std::filesystem::path& dir) {
   const auto out = dir / "stdout.txt", err = dir / "stderr.txt";

@@ -161,10 +161,7 @@ TEST(LedgerCli, ARefusedReleaseOnceRunLeavesNoDirectoryOrKey) {
   const auto dir = scratch_dir("ledger-refused-nss");
   const auto rows = dir / "patients.csv";
   const std::string source = DPMCMC_SOURCE_DIR;
-  ASSERT_EQ(std::system(("/usr/bin/python3 " + source + "/examples/patients/simulate.py " +
-                         rows.string() + " --rows 200 2>/dev/null")
-                            .c_str()),
-            0);
+  ASSERT_EQ(simulate_patients(rows, 200), 0);
   const auto ledger = dir / "ledger.sqlite";
   ASSERT_EQ(register_data(ledger, rows, 0.5, dir).exit_code, 0);  // less than the run's ε = 1
   const auto key = dir / "nss.key";
