@@ -27,7 +27,7 @@ int run(int argc, char** argv) {
   add_audit_command(app);
   add_ledger_command(app);
   add_experiment_commands(app);
-  refuse_signed_counts(app);
+  check_whole_numbers(app);
   set_command_line(argc, argv);
   ExpandedArgs expanded;
   try {

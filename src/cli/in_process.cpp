@@ -24,7 +24,7 @@ std::unique_lock<std::mutex> parse_in_process(CLI::App& app, const std::string& 
   for (auto& w : words) pointers.push_back(w.data());
   set_command_line(static_cast<int>(pointers.size()), pointers.data());
   set_parsed_arguments(words);
-  refuse_signed_counts(app);  // Python's seed=-1 is refused as the CLI's --seed -1 is
+  check_whole_numbers(app);  // Python's seed=-1 is refused as the CLI's --seed -1 is
   try {
     app.parse(static_cast<int>(pointers.size()), pointers.data());
   } catch (const CLI::ParseError& e) {

@@ -27,8 +27,9 @@ Vec vector_option(const std::string& option, const std::vector<double>& values, 
 // A finite value > 0.
 double positive_option(const std::string& option, double value);
 
-// Every unsigned option of `app` and its subcommands refuses a sign and a value past 2^64 - 1
+// Every whole-number option of `app` and its subcommands reads decimal digits only ("010" is ten,
+// not octal 8; "0x10" is refused), and an unsigned one refuses a sign and a value past 2^64 - 1
 // (EX_USAGE, naming the option): the command line and the in-process parses (Python) alike.
-void refuse_signed_counts(CLI::App& app);
+void check_whole_numbers(CLI::App& app);
 
 }  // namespace dpmcmc::cli

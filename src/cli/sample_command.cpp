@@ -43,11 +43,11 @@ std::string ledger_line(const nlohmann::json& ledger) {
 void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
   const auto& r = out.run;
   fmt::print(
-      "dpmcmc sample: model {}, sampler {}, {} chains x {} iterations after {} warmup (thin {}), "
+      "dpmcmc sample: model {}, sampler {}, {} chain{} x {} iterations after {} warmup (thin {}), "
       "seed {}{}\n",
-      spec.preset, spec.sampler, spec.run.chains, r.chains.front().samples_planned,
-      r.chains.front().warmup_planned, spec.run.thin, spec.run.seed,
-      spec.seed_given ? "" : " (from OS entropy)");
+      spec.preset, spec.sampler, spec.run.chains, spec.run.chains == 1 ? "" : "s",
+      r.chains.front().samples_planned, r.chains.front().warmup_planned, spec.run.thin,
+      spec.run.seed, spec.seed_given ? "" : " (from OS entropy)");
   if (out.plan) {
     const auto& p = *out.plan;
     if (spec.sampler == kReleaseOnceSampler) {

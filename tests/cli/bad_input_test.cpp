@@ -105,7 +105,12 @@ TEST(CliBadInput, SignedOrOversizedCounts) {
       {"--data-seed -2", ">= 0"},
       {"--seed 18446744073709551616", "<= 18446744073709551615"},
       {"--seed 99999999999999999999999", "<= 18446744073709551615"},
-      {"--iter 18446744073709551616", "<= 18446744073709551615"}};
+      {"--iter 18446744073709551616", "<= 18446744073709551615"},
+      // Decimal digits only: CLI11 alone read 0x10 as 16 (and 010 as octal 8, below).
+      {"--seed 0x10", "in decimal digits"},
+      {"--seed 1e3", "in decimal digits"},
+      {"--chains 0b10", "in decimal digits"},
+      {"--iter 12.5", "in decimal digits"}};
   for (const auto& [opt, expected] : cases) {
     const std::string o = opt;
     const auto r = run_cli("sample --model banana-tempered-2d --sampler nuts --n 100 " + o +
@@ -117,6 +122,23 @@ TEST(CliBadInput, SignedOrOversizedCounts) {
         << o << ": " << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir / "o" / "chain-1.csv")) << o;
   }
+  // A leading zero is decimal: --seed 010 is seed 10, the draws of --seed 10, not of octal 8.
+  const auto seeded = [&](const std::string& seed, const std::string& out) {
+    return run_cli(
+        "sample --model banana-tempered-2d --sampler rwmh --n 100 --chains 02 --iter 20 "
+        "--warmup 20 --seed " +
+            seed + " --quiet --out " + (dir / out).string(),
+        dir);
+  };
+  const auto leading = seeded("010", "s010");
+  ASSERT_EQ(leading.exit_code, 0) << leading.err;
+  EXPECT_NE(leading.out.find("seed 10\n"), std::string::npos) << leading.out;
+  ASSERT_EQ(seeded("10", "s10").exit_code, 0);
+  const auto draws = [&](const std::string& out) {  // the rows, without the timing lines
+    const std::string text = slurp(dir / out / "chain-2.csv");
+    return text.substr(text.find("lp__"), text.find("#  Elapsed") - text.find("lp__"));
+  };
+  EXPECT_EQ(draws("s010"), draws("s10"));
   for (const std::string opt : {"account --sampler dp-penalty --epsilon 1 --n -3",
                                 "simulate --model banana-tempered-2d --n -1"}) {
     EXPECT_EQ(run_cli(opt, dir).exit_code, 64) << opt;
