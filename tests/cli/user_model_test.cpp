@@ -79,13 +79,23 @@ TEST(CliUserModel, AShortPrivateRunIsPointedToReleaseOnceWhereItApplies) {
                dir),
         dir);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    ASSERT_NE(r.out.find("WARNING: age: R-hat"), std::string::npos) << r.out;
+    // ε = 0.2 buys 1000 kept iterations per chain of a penalty that barely moves on 300 rows: its
+    // chains disagree or mix slowly (R-hat or ESS warnings; 50 of 50 runs with fresh keys had
+    // both). Every such warning carries the advice for logistic, none for probit.
     const auto report = nlohmann::json::parse(slurp(dir / "o" / "report.json"));
-    ASSERT_FALSE(report["warnings"].empty());
-    const bool hinted = r.out.find("--sampler dp-nss") != std::string::npos;
-    const bool in_report = report["warnings"].dump().find("--sampler dp-nss") != std::string::npos;
-    EXPECT_EQ(hinted, family == "logistic") << family << "\n" << r.out;
-    EXPECT_EQ(in_report, family == "logistic") << family << "\n" << report["warnings"].dump();
+    int mixing = 0;
+    for (const auto& w : report["warnings"]) {
+      const std::string check = w["check"];
+      if (check != "rhat" && !check.starts_with("ess_")) continue;
+      ++mixing;
+      const bool hinted =
+          w["advice"].get<std::string>().find("--sampler dp-nss") != std::string::npos;
+      EXPECT_EQ(hinted, family == "logistic") << family << ": " << w.dump();
+    }
+    ASSERT_GT(mixing, 0) << family << "\n" << r.out;
+    EXPECT_EQ(r.out.find("--sampler dp-nss") != std::string::npos, family == "logistic")
+        << family << "\n"
+        << r.out;
   }
 }
 
