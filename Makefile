@@ -6,7 +6,7 @@ SAN_BUILD ?= build-sanitize
 JOBS ?= $(shell nproc)
 OUT ?= out/run
 
-.PHONY: all deps configure build run test python-test test-long test-sanitize bench bench-rstan bench-whole bench-peers format clean
+.PHONY: all deps configure build build-dpmcmc run test python-test test-long test-sanitize bench bench-rstan bench-whole bench-peers format clean
 
 all: build
 
@@ -19,9 +19,14 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The main job: a sampling of a built-in model with the preset's defaults.
-run: build
-	$(BUILD)/dpmcmc sample --model banana-tempered-2d --sampler dp-penalty --epsilon 4 --chains 4 --out $(OUT)
+# The program alone: all `make run` needs (`make test` builds everything).
+build-dpmcmc: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target dpmcmc
+
+# The main job: a private logistic regression on made-up patients (dp-nss at epsilon 1) beside
+# non-private NUTS on the same rows and the true coefficients (scripts/main_job.py).
+run: build-dpmcmc
+	/usr/bin/env python3 scripts/main_job.py $(BUILD) $(OUT)
 
 # Default suite: everything but the long statistical runs (label "long").
 test: build

@@ -1,5 +1,6 @@
 #include "cli/in_process.hpp"
 
+#include "cli/auto_sampler.hpp"
 #include "cli/options.hpp"
 #include "cli/sample_args.hpp"
 #include "core/error.hpp"
@@ -46,8 +47,10 @@ InProcessSample sample_in_process(const std::vector<std::string>& args,
       throw UsageError(
           "--resume: resume a stopped run from the command line: dpmcmc sample "
           "--resume DIR");
+    const auto choice = resolve_auto_sampler(a, inputs.schema);
     refuse_unused_options(*cmd, a.sampler);
     result.spec = to_spec(a);
+    if (choice) result.spec.sampler_choice = *choice;
   }
   SampleSpec& spec = result.spec;
   if (inputs.schema || inputs.data_text) {

@@ -141,6 +141,8 @@ SampleSpec to_spec(const SampleArgs& a) {
   spec.delta = a.delta;
   spec.accountants = a.accountants;
   spec.warmup_fraction = a.warmup_fraction;
+  spec.pilot_releases = a.pilot_releases;
+  spec.pilot_share = a.pilot_share;
   spec.command_line = command_line();
   // Checkpoints: every few seconds of work by default, when the run could be resumed (a private
   // run needs its key in a file); --checkpoint-every N sets N iterations, 0 none.
@@ -181,6 +183,13 @@ void refuse_unused_options(const CLI::App& cmd, const std::string& sampler) {
           sampler));
     return;
   }
+  for (const char* option : {"--pilot-releases", "--pilot-share"}) {
+    if (cmd.count(option) > 0)
+      throw UsageError(
+          fmt::format("{}: applies to --sampler {} only (sampler '{}' makes no pilot "
+                      "releases)",
+                      option, kReleaseOnceSampler, sampler));
+  }
   const auto names = sampler_names();
   if (std::find(names.begin(), names.end(), sampler) == names.end()) return;  // refused later
   const bool private_sampler = is_private_sampler(sampler);
@@ -217,8 +226,9 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
          fmt::format(
              "Sampler: {} (non-private); {} (private: need --epsilon); {} (regression "
              "families linear, normal, logistic, poisson: releases the sufficient "
-             "statistics once, then NUTS for --iter iterations at no further cost); `dpmcmc "
-             "samplers` describes them",
+             "statistics once, then NUTS for --iter iterations at no further cost); auto (a "
+             "regression on your data: the first choice of `dpmcmc advise`, said and "
+             "reported); `dpmcmc samplers` describes them",
              fmt::join(baseline_sampler_names(), ", "), fmt::join(private_names, ", "),
              kReleaseOnceSampler))
       ->capture_default_str();
@@ -303,6 +313,15 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
   cmd.add_option("--warmup-fraction", a.warmup_fraction,
                  "Private samplers: share of each chain's planned iterations used as warmup")
       ->capture_default_str();
+  cmd.add_option("--pilot-releases", a.pilot_releases,
+                 "dp-nss, logistic: releases of the likelihood's expansion made before the final "
+                 "one, each centred at the estimate of the one before (one Newton step each; the "
+                 "final release's expansion is then centred near the answer); default: by n, "
+                 "see the user guide")
+      ->type_name("K");
+  cmd.add_option("--pilot-share", a.pilot_share,
+                 "dp-nss, logistic: the share of the budget (of zCDP's rho) the pilot releases "
+                 "take together, in (0, 1); default 0.3");
   cmd.add_option("--reference-draws", a.reference_draws, "Exact posterior draws for the MMD")
       ->capture_default_str();
   cmd.add_option("--accuracy", a.accuracy,

@@ -39,6 +39,9 @@ struct SampleArgs {
   std::optional<double> epsilon, delta;
   std::vector<std::string> accountants;
   double warmup_fraction = 0.5;
+  // dp-nss (logistic): pilot releases before the final one, and their share of the budget.
+  std::optional<std::size_t> pilot_releases;
+  std::optional<double> pilot_share;
   // Checkpoints: iterations per chain between two (0: none); default every few seconds of work.
   std::optional<std::size_t> checkpoint_every;
   std::string resume;  // DIR of a stopped run to continue

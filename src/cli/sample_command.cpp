@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cli/auto_sampler.hpp"
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
@@ -42,6 +43,12 @@ std::string ledger_line(const nlohmann::json& ledger) {
 
 void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
   const auto& r = out.run;
+  if (!spec.sampler_choice.is_null()) {
+    fmt::print("sampler auto: chose {} (`dpmcmc advise` ranks them):\n",
+               spec.sampler_choice["chosen"].get<std::string>());
+    for (const auto& reason : spec.sampler_choice["reasons"])
+      fmt::print("  - {}\n", reason.get<std::string>());
+  }
   fmt::print(
       "dpmcmc sample: model {}, sampler {}, {} chain{} x {} iterations after {} warmup (thin {}), "
       "seed {}{}\n",
@@ -253,8 +260,10 @@ void add_sample_command(CLI::App& app) {
       run_resumed(*cmd, *a);
       return;
     }
+    const auto choice = resolve_auto_sampler(*a, std::nullopt);
     refuse_unused_options(*cmd, a->sampler);
-    const SampleSpec spec = to_spec(*a);
+    SampleSpec spec = to_spec(*a);
+    if (choice) spec.sampler_choice = *choice;
     const SampleOutcome out = run_sample_job(spec);
     print_outcome(spec, out);
     if (!out.run.complete()) throw InterruptedRun();

@@ -17,6 +17,8 @@
 #include "io/chain_files.hpp"
 #include "io/stan_csv_reader.hpp"
 #include "models/presets.hpp"
+#include "run/release_once_job.hpp"
+#include "run/sample_job.hpp"
 
 namespace dpmcmc::cli {
 namespace {
@@ -114,8 +116,21 @@ void add_summary_command(CLI::App& app) {
     for (const auto& c : columns)
       if (!c.ends_with("__")) parameters.push_back(c);
     const std::vector<double> no_rates(chains.size(), std::numeric_limits<double>::quiet_NaN());
-    const auto warnings =
-        convergence_warnings(summary, parameters, no_rates, AcceptanceCheck::none, false);
+    // A private run's length came from its budget: `sample` refuses --iter for it, so the advice
+    // names the budget instead (the sampler is in our files' headers; CmdStan's are not private).
+    const auto sampler = files.front().config.find("sampler");
+    const bool private_run = sampler != files.front().config.end() &&
+                             sampler->second != kReleaseOnceSampler &&
+                             is_private_sampler(sampler->second);
+    const std::string advice =
+        private_run ? fmt::format(
+                          "the run was private (sampler {}): its budget set its length, so "
+                          "rerun `dpmcmc sample` with a larger --epsilon or more rows "
+                          "(--iter does not apply)",
+                          sampler->second)
+                    : "";
+    const auto warnings = convergence_warnings(summary, parameters, no_rates, AcceptanceCheck::none,
+                                               private_run, advice);
     out["warnings"] = warnings_json(warnings);
     std::string accuracy_text;
     if (!a->model.empty()) {

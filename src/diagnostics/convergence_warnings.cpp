@@ -15,10 +15,13 @@ constexpr double kEssPerChain = 100.0;
 constexpr double kAcceptLow = 0.05;
 constexpr double kAcceptHigh = 0.95;
 
+// A private run's length comes from its budget (--iter does not apply): the caller says what
+// its budget bought and what more would buy, which depends on the sampler and model.
 std::string longer(bool private_run, const std::string& budget) {
-  if (!private_run) return "more iterations (--iter, --warmup) or a better-tuned proposal";
-  const std::string why = budget.empty() ? "" : budget + ", too few for this posterior: ";
-  return why + "a larger --epsilon (more iterations), a larger n, or a better-tuned proposal";
+  if (!private_run) return "more iterations (--iter, --warmup)";
+  if (!budget.empty()) return budget;
+  return "a private sampler's length and noise come from its budget (--iter does not apply): "
+         "a larger --epsilon, or more rows";
 }
 
 }  // namespace

@@ -46,8 +46,9 @@ struct ConvergenceWarning {
 // The warnings of a run: `summary` over its kept draws (empty parameters: nothing to check),
 // `parameters` the model's parameter names, acceptance_rates[c] chain c's sampling-phase rate
 // (NaN: none). `private_run` adds the advice only a private run needs (its length comes from ε);
-// `budget`, when given, says what its budget bought (e.g. "epsilon = 4 allows 1500 iterations
-// per chain, 750 of them warmup"), so that the advice says plainly why the chains fall short.
+// `budget`, when given, is that advice in full: what its budget bought and what a larger one
+// would buy for this sampler and model (e.g. "epsilon = 4 allows 1500 iterations per chain (750
+// warmup), too few for this posterior: a larger --epsilon buys more iterations").
 // `adapted_warmup` is the warmup the tuning adapted over (none: the run did not adapt).
 std::vector<ConvergenceWarning> convergence_warnings(
     const Summary& summary, std::span<const std::string> parameters,

@@ -13,7 +13,9 @@
 // (x_j x_k ∈ [−B_jB_k, B_jB_k], x_j² ∈ [0, B_j²], x_j t ∈ [−B_jT, B_jT] with T = max |t|, t² ∈ [0,
 // T²]) of width w. The released vector is s_j / w_j: every component then has width 1, the L2
 // sensitivity under substitution is √k (models/expfam_model.hpp, stat_sensitivity), and the
-// isotropic Gaussian noise of the release has sd σ_j = σ·w_j in the statistic's own units. Without
+// isotropic Gaussian noise of the release has sd σ_j = σ·w_j in the statistic's own units. (The
+// cross products x t are released in units of w_j/2 where x xᵀ has entries to trade against:
+// width 2, so Δ = √(k + 3p); see kCrossProductUnit.) Without
 // this scaling one noise level served every component and the widest (t², width T²) set it: at
 // ε = 10, n = 2000 the released XᵀX was off by 20 and the slope 4 posterior sds from the truth.
 //
@@ -36,6 +38,16 @@
 //     coefficients into the prior's tails there). The expansion is exact only near η = 0 and
 //     shrinks large coefficients: an approximation, documented as such (docs/user-guide.md,
 //     "Release once, sample forever").
+//   logistic, expanded at a public centre β₀ (a pilot release's estimate, issue 60): the same
+//     second-order expansion at η₀ = xᵀβ₀ instead of 0. With s₀ = σ(η₀), u = 4s₀(1 − s₀) and
+//     r = y − s₀, ℓ(η) ≈ ℓ(η₀) + r(η − η₀) − (u/8)(η − η₀)², so the released
+//       A = Σ u x xᵀ (the intercept's Σ u released too once β₀ ≠ 0),  b = Σ r x
+//     give b ~ N(A(β − β₀)/4, A/4) (E r = σ(η) − s₀ ≈ (u/4)(η − η₀), var r ≈ u/4): at β₀ = 0 this
+//     is the expansion above, bit for bit. The remainder is cubic in η − η₀, so a centre within a
+//     posterior sd or two of the answer leaves no visible bias; each pilot release is one Newton
+//     step of iteratively reweighted least squares (Newton's quadratic convergence). The bounds
+//     hold for every row: with R = Σ_j |β₀_j| B_j ≥ |η₀|, r ∈ [−σ(R), σ(R)] and u ∈ [4σ(R)(1 −
+//     σ(R)), 1], so x_j r ∈ ±B_j σ(R) and u x_j x_k ∈ ±B_j B_k, as at 0.
 //   poisson (log link; needs the intercept, whose column gives X ᵀ1 = n m̄): Xᵀy has no finite
 //     sufficient statistic to stand on, so the covariates are modelled as Gaussian with the
 //     released moments, mean m̄ = A e₀/n and covariance S = A/n − m̄m̄ᵀ (negative eigenvalues
@@ -55,10 +67,12 @@
 //     statistic; with covariates it is exact for Gaussian covariates only, and bounded ones
 //     (lighter tails) shrink large effects (docs/user-guide.md, "Release once, sample forever",
 //     measures by how much).
-// Gradients are central differences: the mean and covariance both move with θ, and p is small.
+// Gradients: analytic where the mean is linear in β (logistic; linear and normal with σ known),
+// central differences where σ or the rate moves the covariance too (σ sampled, poisson).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,10 +83,16 @@ namespace dpmcmc {
 
 class RegressionStatistic final : public SufficientStatistic {
  public:
+  // The unit of the cross products x t, as a share of their declared width (see the .cpp).
+  static constexpr double kCrossProductUnit = 0.5;
+
   // The family (linear, normal, logistic or poisson), the design's coefficient names and public
   // bounds. ConfigError for another family, or poisson without an intercept or with a target
   // declared below 0.
-  explicit RegressionStatistic(const GlmSpec& glm);
+  // expansion_centre: logistic only, the public β₀ of the expansion (the header); none is 0.
+  // ConfigError for another family or a centre of the wrong size or not finite.
+  explicit RegressionStatistic(const GlmSpec& glm,
+                               std::optional<Vec> expansion_centre = std::nullopt);
 
   int stat_dim() const override { return static_cast<int>(names_.size()); }
   std::vector<std::string> stat_names() const override { return names_; }
@@ -92,12 +112,18 @@ class RegressionStatistic final : public SufficientStatistic {
   double centre() const { return centre_; }
   double shift() const { return shift_; }      // t = y − shift()
   bool has_square() const { return square_; }  // Σ t² released (linear, normal with σ sampled)
+  // Σ u of the intercept's column is released (logistic expanded at β₀ ≠ 0), not the public n.
+  bool releases_intercept_weight() const { return intercept_weight_; }
+  // β₀ of the logistic expansion (zero without a centre).
+  const Vec& expansion_centre() const { return centre_beta_; }
 
  private:
   int p_ = 0;
-  bool square_ = false, intercept_ = false;
+  bool square_ = false, intercept_ = false, intercept_weight_ = false;
   double shift_ = 0.0;   // t = y − shift
   double centre_ = 0.0;  // the shift the intercept absorbs (linear, normal)
+  Vec centre_beta_;      // β₀ (logistic); zero: no weights
+  bool weighted_ = false;
   std::vector<std::string> names_;
   Vec lower_, upper_, widths_;
 };
@@ -138,6 +164,20 @@ class NoisyStatisticsModel final : public Model {
   };
   Observation observation(const Vec& theta, const Eigen::Ref<const Vec>& released) const;
 
+  // Logistic: the mean of the posterior given the release with the likelihood linearised at the
+  // expansion centre β₀ and each prior replaced by a Gaussian of its mean and scale — the next
+  // pilot's centre (post-processing). With H = Ã/4, C = H + D (the release's noise on b) and Λ, m
+  // the priors' precisions and means:
+  //   β₀ + (H C⁻¹ H + Λ)⁻¹ (H C⁻¹ b + Λ (m − β₀)),
+  // one regularised Newton step of the rows' log-likelihood where the noise is small (C ≈ H),
+  // and no step where it swamps b (C ≈ D). ConfigError for another family.
+  Vec linearised_mean(const Eigen::Ref<const Vec>& released) const;
+
+  // The log-likelihood's gradient is analytic for logistic and for linear and normal with σ
+  // known (the .cpp gives it), central differences otherwise.
+  bool has_analytic_gradient() const;
+  Vec analytic_gradient(const Vec& theta, const Eigen::Ref<const Vec>& released) const;
+
  private:
   struct Parts {
     Mat a;  // Ã
@@ -163,7 +203,9 @@ class NoisyStatisticsModel final : public Model {
   GlmFamily family_;
   int p_ = 0;
   bool square_ = false, intercept_ = false;
+  bool n_public_ = false;  // the intercept's Σ 1 = n is not released
   double centre_ = 0.0;
+  Vec centre_beta_;     // β₀ of the logistic expansion
   double shift_ = 0.0;  // t = y − shift_
   double n_ = 0.0;
   Mat a_var_;                    // σ²_jk of A's entries (symmetric)

@@ -52,4 +52,22 @@ std::vector<PrivacyEvent> noisy_statistics_template(double noise_multiplier) {
   return {unit_release(noise_multiplier, 1, ReleaseKind::suff_stat)};
 }
 
+StagedNoise staged_noise(double noise_multiplier, std::uint64_t pilots, double share) {
+  constexpr const char* who = "noisy sufficient statistics template";
+  require_positive(noise_multiplier, "z", who);
+  if (pilots == 0) return {0.0, noise_multiplier};
+  if (!(share > 0.0 && share < 1.0))
+    throw ConfigError(fmt::format("{}: the pilots' share must be in (0, 1), got {}", who, share));
+  return {noise_multiplier * std::sqrt(static_cast<double>(pilots) / share),
+          noise_multiplier / std::sqrt(1.0 - share)};
+}
+
+std::vector<PrivacyEvent> noisy_statistics_template(double noise_multiplier, std::uint64_t pilots,
+                                                    double share) {
+  const StagedNoise z = staged_noise(noise_multiplier, pilots, share);
+  if (pilots == 0) return noisy_statistics_template(noise_multiplier);
+  return {unit_release(z.pilot, pilots, ReleaseKind::suff_stat),
+          unit_release(z.final, 1, ReleaseKind::suff_stat)};
+}
+
 }  // namespace dpmcmc

@@ -28,4 +28,19 @@ std::vector<PrivacyEvent> dp_hmc_template(double tau_l, double tau_g, std::uint6
 // of the statistic vector with noise multiplier z. Label "suff_stat". ConfigError unless z > 0.
 std::vector<PrivacyEvent> noisy_statistics_template(double noise_multiplier);
 
+// The same budget split into `pilots` pilot releases and a final one (dp-nss on a logistic
+// regression, models/noisy_statistics.hpp): the pilots take `share` of zCDP's ρ = 1/(2z²)
+// equally and the final release the rest, so
+//   z_pilot = z √(pilots / share),  z_final = z / √(1 − share),
+// and Σ 1/z_k² = 1/z²: the Gaussian releases compose to the one release of multiplier z under
+// the exact Gaussian PLD (Dong, Roth and Su 2022, Corollary 3.3: μ = √Σμ_k²), so the split costs
+// nothing in ε. ConfigError unless z > 0 and, with pilots, 0 < share < 1.
+struct StagedNoise {
+  double pilot = 0.0, final = 0.0;
+};
+StagedNoise staged_noise(double noise_multiplier, std::uint64_t pilots, double share);
+// Its template: the pilots' event (count `pilots`, omitted without pilots), then the final's.
+std::vector<PrivacyEvent> noisy_statistics_template(double noise_multiplier, std::uint64_t pilots,
+                                                    double share);
+
 }  // namespace dpmcmc

@@ -13,11 +13,19 @@
 // The run keeps no checkpoints: rerun it (the release is the same for the same seed and key).
 #pragma once
 
+#include <cstdint>
+
+#include "models/glm.hpp"
 #include "run/sample_job.hpp"
 
 namespace dpmcmc {
 
 inline constexpr const char* kReleaseOnceSampler = "dp-nss";
+
+// The pilot releases of a logistic regression by default (none for the other families), and
+// their share of the budget (of zCDP's ρ): release_once_job.cpp says how they were measured.
+std::uint64_t default_pilot_releases(GlmFamily family, std::size_t n);
+inline constexpr double kDefaultPilotShare = 0.3;
 
 // UsageError unless the spec is a linear, normal, logistic or poisson (with its intercept) user
 // model with --epsilon.

@@ -255,6 +255,9 @@ struct JobView {
   std::uint64_t data_seed;
   // A user regression with a released statistic: dp-nss could spend the budget on one release.
   bool release_once_fits;
+  // A private run whose noise was scaled to its budget (run/noise_from_budget.hpp): a larger ε
+  // buys less noise per iteration, not more iterations.
+  bool noise_follows_budget;
 };
 
 // The summary and accuracy of the kept draws, and the reports: report.json under --out (what may
@@ -315,16 +318,29 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
       {"chains", chains.chains},
       {"summary", out.summary.parameters.empty() ? json(nullptr) : summary_json(out.summary)}};
   if (!job.preset.details.is_null()) out.report["model"]["details"] = job.preset.details;
+  if (!spec.sampler_choice.is_null()) out.report["sampler"]["auto"] = spec.sampler_choice;
   // θ's diagnostics and the acceptance rates are functions of the published draws and accept
   // decisions: the warnings are published too.
   std::vector<double> rates;
   for (const auto& ch : out.run.chains) rates.push_back(ch.acceptance_rate());
-  // What the budget bought (public: the plan is a function of ε, δ, n and the hyperparameters).
+  // What the budget bought and what more of it would buy (public: the plan is a function of ε,
+  // δ, n and the hyperparameters), as the advice of a run too short for its posterior.
   std::string budget;
   if (private_run && spec.epsilon && !run.per_chain.empty()) {
     const ChainPlan& plan = run.per_chain.front();
-    budget = fmt::format("epsilon = {:g} allows {} iterations per chain ({} warmup)", *spec.epsilon,
-                         plan.warmup + plan.samples, plan.warmup);
+    const std::string bought =
+        fmt::format("epsilon = {:g} allows {} iterations per chain ({} warmup)", *spec.epsilon,
+                    plan.warmup + plan.samples, plan.warmup);
+    budget = job.noise_follows_budget
+                 ? fmt::format(
+                       "{}, with the noise scaled so that any budget buys about {}: a larger "
+                       "--epsilon buys less noise per iteration, not more iterations, and "
+                       "--iter does not apply",
+                       bought, kBudgetTargetIterations)
+                 : fmt::format(
+                       "{}, too few for this posterior: a larger --epsilon buys more "
+                       "iterations, as do more rows (--iter does not apply)",
+                       bought);
   }
   // The shortest warmup a chain adapted over and finished (a chain stopped during warmup says
   // so in its status, not here).
@@ -347,6 +363,7 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
             kReleaseOnceSampler);
     }
   }
+  if (spec.amend_warnings) spec.amend_warnings(out.summary, out.warnings);
   out.report["warnings"] = warnings_json(out.warnings);
   if (private_run) {
     // The boundary (docs/architecture.md): accuracy against the exact posterior, timings and
@@ -431,14 +448,17 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   // cost outside sampling is visible (docs/benchmarks.md, "Whole process against sampling").
   Timings timings;
   timings.add("data", phase.seconds());
+  bool noise_follows_budget = false;
   if (user && private_entry && spec.epsilon) {
     const Budget budget{*spec.epsilon,
                         spec.delta.value_or(default_delta(preset, data.data.rows(), false))};
     check_epsilon_option(budget.epsilon, "--epsilon");
     check_delta_option(budget.delta, "--delta");
+    const json given = params;
     params =
         noise_from_budget(*private_entry, spec.sampler, std::move(params), spec.overrides, *model,
                           data.data.rows(), budget, spec.run.chains, kBudgetTargetIterations);
+    noise_follows_budget = params != given;
   }
 
   phase.restart();
@@ -549,7 +569,8 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
 
   report_job(
       {spec, preset, *model, data, params, run, priv ? &*priv : nullptr, columns, curator, files,
-       data_seed, user && has_released_statistic(user->glm.family, user->design->intercept)},
+       data_seed, user && has_released_statistic(user->glm.family, user->design->intercept),
+       noise_follows_budget},
       timings, out);
   // Outputs written: a completed run has nothing left to resume.
   if (out.checkpoint_dir && out.run.complete()) {

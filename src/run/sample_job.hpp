@@ -72,6 +72,10 @@ struct SampleSpec {
   // (run/release_once_job.hpp) adds what it knows, so that report.json is never written without
   // it.
   std::function<void(nlohmann::json&)> amend_report;
+  // Called on the run's warnings before they are reported: a job built on this one adds what its
+  // release says about the answer (run/release_once_job.hpp: a posterior still near the prior, an
+  // expansion centred far from it). Only published values may be used.
+  std::function<void(const Summary&, std::vector<ConvergenceWarning>&)> amend_warnings;
   // Header fields of the chain CSVs ("# key = value") that replace the ones the job would write,
   // for the same reason: the chains on released statistics are dp-nss on the user's n rows, not
   // nuts on a one-row data set.
@@ -91,6 +95,14 @@ struct SampleSpec {
   std::optional<double> epsilon, delta;
   std::vector<std::string> accountants;
   double warmup_fraction = 0.5;
+  // dp-nss on a logistic regression (run/release_once_job.hpp): the releases of the expansion's
+  // statistics made before the final one, each centred at the last one's estimate, and the share
+  // of the budget (of zCDP's ρ) they take together; unset: the measured defaults.
+  std::optional<std::size_t> pilot_releases;
+  std::optional<double> pilot_share;
+  // `--sampler auto` (cli/auto_sampler.hpp): the choice and why, reported as "sampler"."auto";
+  // null otherwise.
+  nlohmann::json sampler_choice;
   std::vector<std::string> command_line;  // for the report
   // The persistent budget ledger (ledger/ledger.hpp) a private run on the caller's rows reserves
   // its releases in when the dataset is registered there; none: default_ledger_path(), used only

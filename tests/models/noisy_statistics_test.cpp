@@ -8,7 +8,12 @@
 //  - noise in the released XᵀX flattens the likelihood (errors in variables);
 //  - poisson: with the intercept alone, the central-limit Gaussian of Σy; with covariates, the
 //    moments of x e^{xᵀβ} under the covariates' Gaussian against Monte Carlo, and the
-//    errors-in-variables covariance against simulated noise in A.
+//    errors-in-variables covariance against simulated noise in A;
+//  - logistic expanded at a centre β₀: at 0 the statistic of the expansion at 0, bit for bit;
+//    every row in the box at any centre; with negligible noise the second-order Taylor expansion
+//    of the rows' log-likelihood at β₀ (its log-likelihood ratios); the linearised mean is the
+//    regularised Newton step computed here from the rows, and repeated pilots reach the rows'
+//    posterior mode.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -80,13 +85,14 @@ TEST(RegressionStatistic, EveryRowLiesInTheBoxWhoseDiagonalIsTheSensitivity) {
       const auto c = static_cast<Eigen::Index>(j);
       EXPECT_DOUBLE_EQ(s(0, c) * stat.widths()(c), expected[j]) << j;
     }
-    // Every component has width 1 in the released units: Δ = √k under substitution.
-    EXPECT_DOUBLE_EQ(stat.stat_sensitivity(), std::sqrt(static_cast<double>(stat.stat_dim())));
-    // The widths from the declared bounds: x_a x_b in [-0.5, 0.5], x_b² in [0, 0.25],
-    // t in [-4, 4] (linear) or [-½, ½].
+    // Every component has width 1 in the released units but the 3 cross products x t, released in
+    // units of half their width (width 2): Δ = √(k + 3·3) under substitution.
+    EXPECT_DOUBLE_EQ(stat.stat_sensitivity(), std::sqrt(stat.stat_dim() + 9.0));
+    // The units from the declared bounds: x_a x_b in [-0.5, 0.5], x_b² in [0, 0.25], and half
+    // the width of t in [-4, 4] (linear) or [-½, ½].
     EXPECT_DOUBLE_EQ(stat.widths()(3), 1.0);
     EXPECT_DOUBLE_EQ(stat.widths()(4), 0.25);
-    EXPECT_DOUBLE_EQ(stat.widths()(5), family == GlmFamily::linear ? 8.0 : 1.0);
+    EXPECT_DOUBLE_EQ(stat.widths()(5), family == GlmFamily::linear ? 4.0 : 0.5);
   }
   // σ known: Σ t² is not released.
   EXPECT_EQ(RegressionStatistic(spec_of(GlmFamily::linear, 1.0)).stat_dim(), 8);
@@ -375,6 +381,156 @@ TEST(NoisyStatisticsModel, PoissonErrorsInVariablesMatchSimulatedNoiseInA) {
     for (int k = 0; k < 3; ++k)
       EXPECT_NEAR(empirical(j, k), v(j, k), 0.05 * std::sqrt(v(j, j) * v(k, k))) << j << "," << k;
   }
+}
+
+// Σ_i ℓ_i(β) of logistic rows, its gradient and Hessian, computed here from the rows.
+struct LogisticRows {
+  double value = 0.0;
+  Vec grad;
+  Mat hess;
+};
+LogisticRows logistic_rows(const Mat& rows, const Vec& beta) {
+  LogisticRows out{0.0, Vec::Zero(3), Mat::Zero(3, 3)};
+  for (Eigen::Index i = 0; i < rows.rows(); ++i) {
+    const Vec x = rows.row(i).head(3).transpose();
+    const double y = rows(i, 3), eta = x.dot(beta);
+    const double p = 1.0 / (1.0 + std::exp(-eta));
+    out.value += y * eta - std::log1p(std::exp(eta));
+    out.grad += (y - p) * x;
+    out.hess -= p * (1.0 - p) * x * x.transpose();
+  }
+  return out;
+}
+
+TEST(LogisticExpansion, AtZeroItIsTheExpansionAtZeroBitForBit) {
+  const auto spec = spec_of(GlmFamily::logistic, std::nullopt);
+  const RegressionStatistic plain(spec);
+  const RegressionStatistic centred(spec, Vec::Zero(3));
+  ASSERT_EQ(plain.stat_dim(), centred.stat_dim());
+  EXPECT_FALSE(centred.releases_intercept_weight());
+  EXPECT_EQ(plain.stat_lower(), centred.stat_lower());
+  EXPECT_EQ(plain.stat_upper(), centred.stat_upper());
+  const Mat rows = simulate_rows(GlmFamily::logistic, 50, 3);
+  EXPECT_EQ(released_sum(plain, rows), released_sum(centred, rows));
+  EXPECT_THROW(RegressionStatistic(spec_of(GlmFamily::linear, 1.0), Vec::Zero(3)), ConfigError);
+  EXPECT_THROW(RegressionStatistic(spec, Vec::Zero(2)), ConfigError);
+}
+
+TEST(LogisticExpansion, EveryRowLiesInTheBoxAtAnyCentre) {
+  const auto spec = spec_of(GlmFamily::logistic, std::nullopt);
+  const Mat rows = simulate_rows(GlmFamily::logistic, 400, 4);
+  Mat corners = rows.topRows(8);  // rows at the box's corners: |η₀| reaches R
+  for (int i = 0; i < 8; ++i) {
+    corners(i, 1) = i & 1 ? 1.0 : -1.0;
+    corners(i, 2) = i & 2 ? 0.5 : -0.5;
+    corners(i, 3) = i & 4 ? 1.0 : 0.0;
+  }
+  for (const Vec& centre :
+       {Vec((Vec(3) << 0.3, -1.0, 2.0).finished()), Vec((Vec(3) << -4.0, 6.0, 9.0).finished()),
+        Vec((Vec(3) << 1e-3, 0.0, 0.0).finished())}) {
+    const RegressionStatistic stat(spec, centre);
+    EXPECT_TRUE(stat.releases_intercept_weight());
+    EXPECT_EQ(stat.stat_dim(), 9);  // Σ u of the intercept is released too
+    for (const Mat* m : {&rows, static_cast<const Mat*>(&corners)}) {
+      Mat s(m->rows(), stat.stat_dim());
+      stat.stat_rows(*m, s);
+      for (Eigen::Index i = 0; i < s.rows(); ++i) {
+        EXPECT_TRUE((s.row(i).transpose().array() >= stat.stat_lower().array()).all()) << i;
+        EXPECT_TRUE((s.row(i).transpose().array() <= stat.stat_upper().array()).all()) << i;
+      }
+    }
+    // √(9 + 3·3): the cross products have width 2 in their units, the rest width 1.
+    EXPECT_DOUBLE_EQ(stat.stat_sensitivity(), std::sqrt(18.0));
+  }
+}
+
+TEST(LogisticExpansion, NegligibleNoiseGivesTheRowsTaylorExpansionAtTheCentre) {
+  const auto spec = spec_of(GlmFamily::logistic, std::nullopt);
+  const Mat rows = simulate_rows(GlmFamily::logistic, 600, 6);
+  const Vec centre = (Vec(3) << 0.2, -0.7, 1.6).finished();
+  const RegressionStatistic stat(spec, centre);
+  const NoisyStatisticsModel model(make_glm_model(spec), stat, 600.0,
+                                   Vec::Constant(stat.stat_dim(), 1e-9));
+  const Vec s = released_sum(stat, rows);
+  const LogisticRows at = logistic_rows(rows, centre);
+  const auto taylor = [&](const Vec& beta) {
+    const Vec d = beta - centre;
+    return at.grad.dot(d) + 0.5 * d.dot(at.hess * d);
+  };
+  const Vec beta1 = (Vec(3) << 0.5, -1.1, 2.3).finished();
+  const Vec beta2 = (Vec(3) << -0.1, -0.4, 1.0).finished();
+  const double expected = taylor(beta1) - taylor(beta2);
+  EXPECT_NEAR(model.log_lik(beta1, s) - model.log_lik(beta2, s), expected,
+              1e-6 * std::abs(expected));
+  // Near the centre the expansion is the rows' own log-likelihood ratio to third order.
+  const Vec near = centre + Vec::Constant(3, 0.02);
+  const double exact = logistic_rows(rows, near).value - at.value;
+  EXPECT_NEAR(model.log_lik(near, s) - model.log_lik(centre, s), exact, 1e-3 * std::abs(exact));
+}
+
+TEST(LogisticExpansion, PilotsAreRegularisedNewtonStepsToTheRowsPosteriorMode) {
+  auto spec = spec_of(GlmFamily::logistic, std::nullopt);
+  const Mat rows = simulate_rows(GlmFamily::logistic, 2000, 8);
+  const std::shared_ptr<const GlmModel> glm = make_glm_model(spec);
+  const Vec precision = Vec::Constant(3, 1.0 / (2.5 * 2.5));  // the priors N(0, 2.5²)
+  const auto newton = [&](const Vec& beta) {
+    const LogisticRows r = logistic_rows(rows, beta);
+    Mat h = -r.hess;
+    h.diagonal() += precision;
+    return Vec(beta + h.ldlt().solve(r.grad - precision.cwiseProduct(beta)));
+  };
+  Vec centre = Vec::Zero(3);
+  for (int step = 0; step < 6; ++step) {
+    const RegressionStatistic stat(spec, centre);
+    const NoisyStatisticsModel model(glm, stat, 2000.0, Vec::Constant(stat.stat_dim(), 1e-9));
+    const Vec next = model.linearised_mean(released_sum(stat, rows));
+    const Vec expected = newton(centre);
+    for (int j = 0; j < 3; ++j) EXPECT_NEAR(next(j), expected(j), 1e-6) << step << "," << j;
+    centre = next;
+  }
+  // Converged: the mode of the rows' posterior (its gradient vanishes there).
+  const LogisticRows at = logistic_rows(rows, centre);
+  EXPECT_LT((at.grad - precision.cwiseProduct(centre)).norm(), 1e-6);
+  // A release swamped by noise says nothing: the centre goes to the priors' mean, 0.
+  const RegressionStatistic stat(spec, centre);
+  const NoisyStatisticsModel swamped(glm, stat, 2000.0, Vec::Constant(stat.stat_dim(), 1e9));
+  EXPECT_LT(swamped.linearised_mean(released_sum(stat, rows)).norm(), 1e-3);
+}
+
+TEST(NoisyStatisticsModel, AnalyticGradientsAreTheLogLikelihoodsCentralDifferences) {
+  // Noise on every component (the errors-in-variables terms move the covariance with β), at a
+  // point away from the centre: the analytic gradient against central differences of log_lik.
+  struct Case {
+    GlmFamily family;
+    std::optional<Vec> centre;
+  };
+  for (const Case& c : {Case{GlmFamily::logistic, std::nullopt},
+                        Case{GlmFamily::logistic, Vec((Vec(3) << 0.2, -0.7, 1.6).finished())},
+                        Case{GlmFamily::linear, std::nullopt}}) {
+    const auto spec =
+        spec_of(c.family, c.family == GlmFamily::linear ? std::optional(1.3) : std::nullopt);
+    const RegressionStatistic stat(spec, c.centre);
+    const Mat rows = simulate_rows(c.family, 300, 9);
+    const NoisyStatisticsModel model(make_glm_model(spec), stat, 300.0,
+                                     Vec::Constant(stat.stat_dim(), 3.0));
+    ASSERT_TRUE(model.has_analytic_gradient());
+    const Vec s = released_sum(stat, rows);
+    const Vec theta = (Vec(3) << 0.6, -1.4, 2.2).finished();
+    const Vec g = model.analytic_gradient(theta, s);
+    for (Eigen::Index j = 0; j < 3; ++j) {
+      Vec up = theta, down = theta;
+      up(j) += 1e-6;
+      down(j) -= 1e-6;
+      const double fd = (model.log_lik(up, s) - model.log_lik(down, s)) / 2e-6;
+      EXPECT_NEAR(g(j), fd, 1e-5 * std::max(1.0, std::abs(fd))) << static_cast<int>(c.family) << j;
+    }
+  }
+  // σ sampled moves the covariance through σ too: central differences there.
+  const auto sampled = spec_of(GlmFamily::linear, std::nullopt);
+  const RegressionStatistic stat(sampled);
+  EXPECT_FALSE(NoisyStatisticsModel(make_glm_model(sampled), stat, 300.0,
+                                    Vec::Constant(stat.stat_dim(), 3.0))
+                   .has_analytic_gradient());
 }
 
 }  // namespace

@@ -1,0 +1,50 @@
+// Which private sampler fits a regression on the user's data, from public inputs only (the
+// family, the schema, n, ε, δ and the priors): `dpmcmc advise` prints the ranking and `sample
+// --sampler auto` runs its first entry (issue 60). Nothing here reads a row, so advice costs no
+// privacy.
+//
+// The ranking rests on what was measured on the user-model path (docs/user-guide.md, "Choosing
+// a private sampler"; experiments/results/calibration-grid):
+//  1. dp-nss where the family has a released statistic (linear, normal, logistic; poisson with
+//     its intercept): its noise-aware posterior is a function of one release, so its chains
+//     converge whatever ε buys, and its intervals are as wide as the noise makes them. Its
+//     expected sd, relative to the rows' posterior at β = 0, is √(1 + r_j²) with r_j the
+//     release's noise sd on b_j over b_j's sampling sd, √(n E[x_j²] v), E[x_j²] = B_j²/3 for
+//     features spread evenly over their bounds and v the per-row variance of the target at
+//     β = 0 (¼ for logistic, σ² for linear with σ guessed at a quarter of y's range).
+//  2. dp-sgld: its noise follows the budget, and on logistic regression at n = 10⁵ and 10⁶ its
+//     posterior means landed within 0.1–0.3 posterior sds at every ε from 0.5 to 4; its step
+//     bias makes linear regression's σ far too small (22–237 sds), so it is not offered there.
+//  3. the penalty family and dp-hmc start at 0 on a user model and their budget bounds the sum
+//     of squared moves: their chains hardly leave the start (R-hat 2.8–4.5 at n = 2000 to
+//     200 000), so they are listed as not recommended.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/glm.hpp"
+#include "privacy/budget.hpp"
+
+namespace dpmcmc {
+
+struct SamplerAdvice {
+  std::string sampler;
+  std::string verdict;  // "recommended", "usable" or "not recommended"
+  std::vector<std::string> reasons;
+  // dp-nss: the expected posterior sd over the rows' posterior sd, per coefficient (β = 0).
+  std::vector<std::pair<std::string, double>> expected_sd_ratio;
+};
+
+// The ranking, best first. `n` and `budget` inform the reasons only (the order is the family's);
+// none: the ranking without numbers (`sample --sampler auto` before the rows are read).
+std::vector<SamplerAdvice> advise_samplers(const GlmSpec& glm, bool intercept,
+                                           std::optional<std::size_t> n,
+                                           std::optional<Budget> budget);
+
+nlohmann::json advice_json(const std::vector<SamplerAdvice>& advice);
+
+}  // namespace dpmcmc

@@ -1,0 +1,96 @@
+// `dpmcmc advise` and `sample --sampler auto` (run/sampler_advice.hpp): the ranking from public
+// inputs only, the first choice run and reported; and advice that is true for the run it is
+// given to: a private run is never told to pass --iter, which `sample` refuses for it.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+namespace dpmcmc::test {
+namespace {
+
+const std::string kPatients = std::string(DPMCMC_SOURCE_DIR) + "/examples/patients/patients.json";
+
+TEST(CliAdvise, RanksFromTheSchemaAloneAndAutoRunsTheFirstChoice) {
+  const auto dir = scratch_dir("advise");
+  // No rows anywhere: advise reads the schema, n and the budget only.
+  auto r = run_cli(
+      "advise --model logistic --schema " + kPatients + " --n 20000 --epsilon 1 --json", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto advice = nlohmann::json::parse(r.out);
+  ASSERT_GE(advice["samplers"].size(), 3u);
+  EXPECT_EQ(advice["samplers"][0]["sampler"], "dp-nss");
+  EXPECT_EQ(advice["samplers"][0]["verdict"], "recommended");
+  for (const auto& [name, ratio] : advice["samplers"][0]["expected_sd_ratio"].items())
+    EXPECT_GT(ratio.get<double>(), 1.0) << name;  // noise only widens
+  EXPECT_EQ(advice["samplers"].back()["verdict"], "not recommended");
+  // probit has no released statistic: dp-nss is not offered.
+  r = run_cli("advise --model probit --schema " + kPatients + " --n 20000 --epsilon 1 --json", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& s : nlohmann::json::parse(r.out)["samplers"]) EXPECT_NE(s["sampler"], "dp-nss");
+  r = run_cli("advise --model logistic --schema " + kPatients + " --n 0 --epsilon 1", dir);
+  EXPECT_EQ(r.exit_code, 64) << r.err;
+
+  // auto: the first choice, said on stdout and in report.json; its own options apply (dp-nss
+  // takes --iter).
+  ASSERT_EQ(simulate_patients(dir / "d.csv", 3000), 0);
+  r = run_cli("sample --model logistic --schema " + kPatients + " --data " +
+                  (dir / "d.csv").string() +
+                  " --sampler auto --epsilon 1 --iter 300 --warmup 300 "
+                  "--seed 1 --quiet --out " +
+                  (dir / "o").string(),
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("sampler auto: chose dp-nss"), std::string::npos) << r.out;
+  const auto report = nlohmann::json::parse(slurp(dir / "o" / "report.json"));
+  EXPECT_EQ(report["sampler"]["name"], "dp-nss");
+  EXPECT_EQ(report["sampler"]["auto"]["chosen"], "dp-nss");
+  EXPECT_FALSE(report["sampler"]["auto"]["reasons"].empty());
+  // probit: dp-sgld, a private sampler whose budget sets its length: --iter is refused.
+  r = run_cli("sample --model probit --schema " + kPatients + " --data " +
+                  (dir / "d.csv").string() +
+                  " --sampler auto --epsilon 1 --iter 300 --quiet "
+                  "--out " +
+                  (dir / "p").string(),
+              dir);
+  EXPECT_EQ(r.exit_code, 64) << r.err;
+  EXPECT_NE(r.err.find("--iter: sampler 'dp-sgld' is private"), std::string::npos) << r.err;
+  // auto chooses among the samplers of a regression on your data.
+  r = run_cli("sample --model banana-flat-2d --sampler auto --epsilon 1 --quiet --out " +
+                  (dir / "b").string(),
+              dir);
+  EXPECT_EQ(r.exit_code, 64) << r.err;
+}
+
+TEST(CliAdvise, APrivateRunIsNeverToldToPassIter) {
+  const auto dir = scratch_dir("advise-private");
+  ASSERT_EQ(simulate_patients(dir / "d.csv", 300), 0);
+  // dp-penalty on a user model hardly moves at ε = 0.2 (its chains disagree): the advice says
+  // what the budget buys there (less noise per iteration), and never --iter.
+  auto r = run_cli("sample --model logistic --schema " + kPatients + " --data " +
+                       (dir / "d.csv").string() +
+                       " --sampler dp-penalty --epsilon 0.2 --chains 2 --seed 2 --quiet --out " +
+                       (dir / "o").string(),
+                   dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = nlohmann::json::parse(slurp(dir / "o" / "report.json"));
+  int mixing = 0;
+  for (const auto& w : report["warnings"]) {
+    const std::string check = w["check"], advice = w["advice"];
+    if (check != "rhat" && !check.starts_with("ess_")) continue;
+    ++mixing;
+    EXPECT_EQ(advice.find("more iterations (--iter"), std::string::npos) << advice;
+    EXPECT_NE(advice.find("less noise per iteration"), std::string::npos) << advice;
+  }
+  ASSERT_GT(mixing, 0) << r.out;
+  // summary of the same files knows from their header that the run was private.
+  r = run_cli("summary " + (dir / "o").string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("more iterations (--iter"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the run was private (sampler dp-penalty)"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace dpmcmc::test
