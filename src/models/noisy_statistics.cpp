@@ -23,6 +23,7 @@ double logistic(double z) {
 RegressionStatistic::RegressionStatistic(const GlmSpec& glm, std::optional<Vec> expansion_centre) {
   const bool gaussian = glm.family == GlmFamily::linear || glm.family == GlmFamily::normal;
   const bool poisson = glm.family == GlmFamily::poisson;
+  poisson_ = poisson;
   if (!gaussian && !poisson && glm.family != GlmFamily::logistic)
     throw ConfigError(
         "noisy sufficient statistics: the families with a released statistic are linear, normal, "
@@ -52,8 +53,9 @@ RegressionStatistic::RegressionStatistic(const GlmSpec& glm, std::optional<Vec> 
   centre_beta_ = Vec::Zero(p_);
   double weight_low = 1.0;  // the least u = 4σ(η₀)(1 − σ(η₀)) over the declared box
   if (expansion_centre) {
-    if (glm.family != GlmFamily::logistic)
-      throw ConfigError("noisy sufficient statistics: an expansion centre is for logistic only");
+    if (glm.family != GlmFamily::logistic && !poisson)
+      throw ConfigError(
+          "noisy sufficient statistics: an expansion centre is for logistic and poisson only");
     if (expansion_centre->size() != p_ || !expansion_centre->allFinite())
       throw ConfigError(fmt::format(
           "noisy sufficient statistics: the expansion centre needs {} finite values", p_));
@@ -64,11 +66,23 @@ RegressionStatistic::RegressionStatistic(const GlmSpec& glm, std::optional<Vec> 
     // Each row's η₀ is a rounded dot product: R is widened by a relative 1e-9 so that no row's
     // r or u falls outside the box that the sensitivity is computed from.
     reach = reach * (1.0 + 1e-9) + 1e-12;
-    weighted_ = reach > 1e-12 * 2.0;
-    const double top = logistic(reach);
-    t_max = weighted_ ? top : 0.5;
-    weight_low = weighted_ ? 4.0 * top * (1.0 - top) * (1.0 - 1e-9) : 1.0;
-    intercept_weight_ = weighted_ && intercept_;
+    if (poisson) {
+      // m₀ = e^{η₀} ∈ [e^{−R}, e^R]: u = m₀ e^{−R} ∈ [e^{−2R}, 1], t = y − m₀ (the header).
+      weighted_ = expansion_ = intercept_weight_ = true;
+      curvature_ = std::exp(reach);
+      shift_ = 0.0;
+      t_max = std::max(std::abs(glm.y_low - curvature_), std::abs(glm.y_high - 1.0 / curvature_)) *
+              (1.0 + 1e-9);
+      weight_low = std::exp(-2.0 * reach) * (1.0 - 1e-9);
+    } else {
+      weighted_ = expansion_ = reach > 1e-12 * 2.0;
+      // σ(−R) directly: 1 − σ(R) cancels to a few digits for R ≳ 15, and rows at the box's
+      // corner would then fall outside it.
+      const double tail = logistic(-reach);
+      t_max = weighted_ ? 1.0 - tail : 0.5;
+      weight_low = weighted_ ? 4.0 * tail * (1.0 - tail) * (1.0 - 1e-6) : 1.0;
+      intercept_weight_ = weighted_ && intercept_;
+    }
   }
   std::vector<double> lo, hi;
   const auto& names = glm.coefficient_names;
@@ -80,8 +94,11 @@ RegressionStatistic::RegressionStatistic(const GlmSpec& glm, std::optional<Vec> 
                            glm.column_bounds[static_cast<std::size_t>(k)];
       names_.push_back(fmt::format("xx.{}.{}", names[static_cast<std::size_t>(j)],
                                    names[static_cast<std::size_t>(k)]));
-      lo.push_back(intercept_square ? weight_low : j == k ? 0.0 : -bound);
-      hi.push_back(bound);
+      // The intercept's Σ u is released as Σ (1 − u) ∈ [0, n(1 − u_min)]: u near 1 everywhere
+      // (a centre near 0) would otherwise put each row near 1/width in released units, and the
+      // summation's float-error bound would swamp the release.
+      lo.push_back(intercept_square ? 0.0 : j == k ? 0.0 : -bound);
+      hi.push_back(intercept_square ? 1.0 - weight_low : bound);
     }
   }
   for (int j = 0; j < p_; ++j) {
@@ -94,6 +111,11 @@ RegressionStatistic::RegressionStatistic(const GlmSpec& glm, std::optional<Vec> 
     lo.push_back(0.0);
     hi.push_back(t_max * t_max);
   }
+  if (!std::isfinite(curvature_) || !std::isfinite(t_max))
+    throw ConfigError(fmt::format(
+        "noisy sufficient statistics: the expansion centre reaches |x'beta| = {:g}, too far for "
+        "its ranges to be finite",
+        std::log(curvature_)));
   const Vec low = Eigen::Map<const Vec>(lo.data(), static_cast<Eigen::Index>(lo.size()));
   const Vec high = Eigen::Map<const Vec>(hi.data(), static_cast<Eigen::Index>(hi.size()));
   widths_ = high - low;
@@ -106,7 +128,7 @@ RegressionStatistic::RegressionStatistic(const GlmSpec& glm, std::optional<Vec> 
   // logistic and from 8.5 to 5.9 for linear (docs/user-guide.md, "Release once, sample
   // forever"). Poisson's covariate moments come from x xᵀ, and without x xᵀ (normal) there is
   // nothing to trade: they keep equal units.
-  if (!poisson && static_cast<int>(names_.size()) > p_ + (square_ ? 1 : 0)) {
+  if ((!poisson || expansion_) && static_cast<int>(names_.size()) > p_ + (square_ ? 1 : 0)) {
     widths_.segment(static_cast<Eigen::Index>(names_.size()) - p_ - (square_ ? 1 : 0), p_) *=
         kCrossProductUnit;
   }
@@ -124,20 +146,34 @@ void RegressionStatistic::stat_rows(const RowBlock& rows, Eigen::Ref<Mat> out) c
     double t = rows(i, p_) - shift_;
     double u = 1.0;  // the weight of x xᵀ (the header's u; 1 at β₀ = 0)
     if (weighted_) {
-      const double s0 = logistic(rows.row(i).head(p_).dot(centre_beta_));
-      t = rows(i, p_) - s0;
-      u = 4.0 * s0 * (1.0 - s0);
+      const double eta = rows.row(i).head(p_).dot(centre_beta_);
+      if (poisson_) {  // m₀ = e^{η₀}, u = m₀/e^R
+        const double m0 = std::exp(eta);
+        t = rows(i, p_) - m0;
+        u = m0 / curvature_;
+      } else {  // y ∈ {0, 1}: r = σ(−η₀) or −σ(η₀), each without cancellation
+        const double up = logistic(eta), down = logistic(-eta);
+        t = rows(i, p_) > 0.5 ? down : -up;
+        u = 4.0 * up * down;
+      }
     }
     Eigen::Index c = 0;
     for (int j = 0; j < p_; ++j) {
       for (int k = j; k < p_; ++k) {
-        if (j == 0 && k == 0 && intercept_ && !intercept_weight_) continue;
+        if (j == 0 && k == 0 && intercept_) {
+          if (intercept_weight_) out(i, c++) = 1.0 - u;  // Σ (1 − u): see the constructor
+          continue;
+        }
         out(i, c++) = u * rows(i, j) * rows(i, k);
       }
     }
     for (int j = 0; j < p_; ++j) out(i, c++) = rows(i, j) * t;
     if (square_) out(i, c) = t * t;
     out.row(i).array() /= widths_.transpose().array();
+    // An expansion's exact values lie in the box (the bounds hold for every row in the declared
+    // ranges); clamping absorbs the rounding of η₀, σ and e^η only, so the sensitivity stands.
+    if (weighted_)
+      out.row(i) = out.row(i).cwiseMax(lower_.transpose()).cwiseMin(upper_.transpose());
   }
 }
 
@@ -152,6 +188,8 @@ NoisyStatisticsModel::NoisyStatisticsModel(std::shared_ptr<const GlmModel> glm,
       n_public_(stat.has_intercept() && !stat.releases_intercept_weight()),
       centre_(stat.centre()),
       centre_beta_(stat.expansion_centre()),
+      expansion_(glm_->spec().family == GlmFamily::logistic || stat.is_expansion()),
+      curvature_(stat.curvature()),
       shift_(stat.shift()),
       n_(n),
       sigma_(glm_->spec().sigma),
@@ -202,7 +240,11 @@ NoisyStatisticsModel::Parts NoisyStatisticsModel::decompose(const Eigen::Ref<con
   Mat a(p_, p_);
   Eigen::Index c = 0;
   for (int j = 0; j < p_; ++j) {
-    for (int k = j; k < p_; ++k) a(j, k) = a(k, j) = j == 0 && k == 0 && n_public_ ? n_ : s(c++);
+    for (int k = j; k < p_; ++k) {
+      // The intercept's Σ u: public n, or n − the released Σ (1 − u) (RegressionStatistic).
+      const bool intercept_square = j == 0 && k == 0 && intercept_;
+      a(j, k) = a(k, j) = intercept_square ? n_ - (n_public_ ? 0.0 : s(c++)) : s(c++);
+    }
   }
   // The noise can make the released XᵀX indefinite; XᵀX itself is positive semi-definite.
   const Eigen::SelfAdjointEigenSolver<Mat> eig(a);
@@ -259,16 +301,17 @@ NoisyStatisticsModel::Observation NoisyStatisticsModel::poisson_observation(cons
 NoisyStatisticsModel::Observation NoisyStatisticsModel::observation(
     const Vec& theta, const Eigen::Ref<const Vec>& s) const {
   const Parts q = parts(s);
-  if (family_ == GlmFamily::poisson) return poisson_observation(theta.head(p_), q);
+  if (family_ == GlmFamily::poisson && !expansion_) return poisson_observation(theta.head(p_), q);
   Vec beta = theta.head(p_);
-  if (intercept_) beta(0) -= centre_;  // t = y − m: the intercept of t is β₀ − m
-  if (family_ == GlmFamily::logistic) beta -= centre_beta_;  // the expansion's β − β₀
+  if (intercept_) beta(0) -= centre_;    // t = y − m: the intercept of t is β₀ − m
+  if (expansion_) beta -= centre_beta_;  // the expansion's β − β₀
   const Vec a_beta = q.a * beta;
   const Errors e = errors_in_variables(beta);
   Observation o;
-  if (family_ == GlmFamily::logistic) {
-    o.residual = q.b - a_beta / 4.0;
-    o.covariance = q.a / 4.0 + e.bb / 16.0;
+  if (expansion_) {  // b ~ N(cA(β − β₀), cA + c²E + D), c = ¼ for logistic (the header)
+    const double c = curvature_;
+    o.residual = q.b - c * a_beta;
+    o.covariance = c * q.a + c * c * e.bb;
     o.covariance.diagonal() += b_var_;
     return o;
   }
@@ -297,10 +340,12 @@ NoisyStatisticsModel::Observation NoisyStatisticsModel::observation(
 }
 
 Vec NoisyStatisticsModel::linearised_mean(const Eigen::Ref<const Vec>& released) const {
-  if (family_ != GlmFamily::logistic)
-    throw ConfigError("noisy sufficient statistics: the linearised pilot mean is for logistic");
+  if (!expansion_)
+    throw ConfigError(
+        "noisy sufficient statistics: the linearised pilot mean is for an expansion (logistic, "
+        "centred poisson)");
   const Parts q = parts(released);
-  const Mat h = q.a / 4.0;
+  const Mat h = curvature_ * q.a;
   Mat cov = h;
   cov.diagonal() += b_var_;
   const Eigen::LDLT<Mat> c(cov);
@@ -344,7 +389,56 @@ void NoisyStatisticsModel::log_lik_rows(const Vec& theta, const RowBlock& rows,
 }
 
 bool NoisyStatisticsModel::has_analytic_gradient() const {
-  return family_ == GlmFamily::logistic || sigma_.has_value();
+  return expansion_ || sigma_.has_value();
+}
+
+Vec NoisyStatisticsModel::pilot_centre(const Eigen::Ref<const Vec>& released) const {
+  if (expansion_) return linearised_mean(released);
+  if (family_ != GlmFamily::poisson)
+    throw ConfigError("noisy sufficient statistics: pilot releases are for logistic and poisson");
+  const Vec s = released;
+  const auto f = [&](const Vec& b) { return log_prior(b) + log_lik(b, s); };
+  const auto d = static_cast<Eigen::Index>(dim());
+  // From the released mean count (Σ (y − m) = b₀), with steps of at most 1 in norm: from β = 0
+  // the first Newton step at n = 10⁶ overshot to a far mode of the covariates' model.
+  Vec beta = Vec::Zero(d);
+  const double mean_count = parts(released).b(0) / n_ + shift_;
+  beta(0) = std::log(std::max(mean_count, 1e-3));
+  double value = f(beta);
+  for (int step = 0; step < 100 && std::isfinite(value); ++step) {
+    Vec g(d);
+    Mat h(d, d);
+    const double e = 1e-4;
+    for (Eigen::Index j = 0; j < d; ++j) {
+      Vec up = beta, down = beta;
+      up(j) += e;
+      down(j) -= e;
+      g(j) = (f(up) - f(down)) / (2.0 * e);
+      for (Eigen::Index k = 0; k <= j; ++k) {
+        Vec pp = up, pm = up, mp = down, mm = down;
+        pp(k) += e;
+        pm(k) -= e;
+        mp(k) += e;
+        mm(k) -= e;
+        h(j, k) = h(k, j) = (f(pp) - f(pm) - f(mp) + f(mm)) / (4.0 * e * e);
+      }
+    }
+    // Newton's step where the Hessian is negative definite, else a gradient step.
+    const Eigen::LLT<Mat> llt(-h);
+    Vec dir = llt.info() == Eigen::Success ? Vec(llt.solve(g)) : Vec(g);
+    if (dir.norm() > 1.0) dir /= dir.norm();
+    double t = 1.0, next = f(beta + dir);
+    while (!(next > value) && t > 1e-8) {
+      t *= 0.5;
+      next = f(beta + t * dir);
+    }
+    if (!(next > value)) break;
+    beta += t * dir;
+    const bool done = next - value < 1e-10 * std::max(1.0, std::abs(value));
+    value = next;
+    if (done) break;
+  }
+  return beta;
 }
 
 // The Gaussian log density's gradient where the mean is linear in Δ (logistic: Δ = β − β₀, mean
@@ -360,10 +454,9 @@ Vec NoisyStatisticsModel::analytic_gradient(const Vec& theta,
   const Parts q = parts(released);
   Vec delta = theta.head(p_);
   if (intercept_) delta(0) -= centre_;
-  if (family_ == GlmFamily::logistic) delta -= centre_beta_;
-  const bool logistic = family_ == GlmFamily::logistic;
-  const double scale = logistic ? 1.0 / 16.0 : 1.0;
-  const Mat mean_slope = logistic ? Mat(q.a / 4.0) : q.a;
+  if (expansion_) delta -= centre_beta_;
+  const double scale = expansion_ ? curvature_ * curvature_ : 1.0;
+  const Mat mean_slope = expansion_ ? Mat(curvature_ * q.a) : q.a;
   const Observation o = observation(theta, released);
   const Eigen::LLT<Mat> llt(o.covariance);
   Vec out = Vec::Zero(theta.size());

@@ -48,6 +48,13 @@
 //     step of iteratively reweighted least squares (Newton's quadratic convergence). The bounds
 //     hold for every row: with R = Σ_j |β₀_j| B_j ≥ |η₀|, r ∈ [−σ(R), σ(R)] and u ∈ [4σ(R)(1 −
 //     σ(R)), 1], so x_j r ∈ ±B_j σ(R) and u x_j x_k ∈ ±B_j B_k, as at 0.
+//   poisson, expanded at a public centre β₀ (pilot releases, as for logistic): with
+//     m₀ = e^{η₀} ∈ [e^{−R}, e^R], ℓ(η) ≈ ℓ(η₀) + (y − m₀)(η − η₀) − (m₀/2)(η − η₀)², so the
+//     released A = Σ u x xᵀ with u = m₀ e^{−R} ∈ [e^{−2R}, 1] (the intercept's Σ u too) and
+//     b = Σ (y − m₀) x, y − m₀ ∈ [y_low − e^R, y_high − e^{−R}], give b ~ N(e^R A(β − β₀),
+//     e^R A) (E y = e^η ≈ m₀(1 + η − η₀), var y = e^η ≈ m₀). No model of the covariates is
+//     needed: the rows' own Σ m₀ x xᵀ is released. The first pilot is the release above (the
+//     Gaussian covariates' model), whose posterior mode is its centre.
 //   poisson (log link; needs the intercept, whose column gives X ᵀ1 = n m̄): Xᵀy has no finite
 //     sufficient statistic to stand on, so the covariates are modelled as Gaussian with the
 //     released moments, mean m̄ = A e₀/n and covariance S = A/n − m̄m̄ᵀ (negative eigenvalues
@@ -89,8 +96,9 @@ class RegressionStatistic final : public SufficientStatistic {
   // The family (linear, normal, logistic or poisson), the design's coefficient names and public
   // bounds. ConfigError for another family, or poisson without an intercept or with a target
   // declared below 0.
-  // expansion_centre: logistic only, the public β₀ of the expansion (the header); none is 0.
-  // ConfigError for another family or a centre of the wrong size or not finite.
+  // expansion_centre: logistic and poisson, the public β₀ of the expansion (the header); none is
+  // the expansion at 0 (logistic) or the Gaussian covariates' model (poisson). ConfigError for
+  // another family or a centre of the wrong size or not finite.
   explicit RegressionStatistic(const GlmSpec& glm,
                                std::optional<Vec> expansion_centre = std::nullopt);
 
@@ -114,16 +122,21 @@ class RegressionStatistic final : public SufficientStatistic {
   bool has_square() const { return square_; }  // Σ t² released (linear, normal with σ sampled)
   // Σ u of the intercept's column is released (logistic expanded at β₀ ≠ 0), not the public n.
   bool releases_intercept_weight() const { return intercept_weight_; }
-  // β₀ of the logistic expansion (zero without a centre).
+  // β₀ of the expansion (zero without a centre).
   const Vec& expansion_centre() const { return centre_beta_; }
+  // The statistic is a centred second-order expansion (logistic at β₀ ≠ 0, poisson with a
+  // centre): b ~ N(c·A(β − β₀), c·A) with c = curvature(): ¼ for logistic, e^R for poisson.
+  bool is_expansion() const { return expansion_; }
+  double curvature() const { return curvature_; }
 
  private:
   int p_ = 0;
   bool square_ = false, intercept_ = false, intercept_weight_ = false;
   double shift_ = 0.0;   // t = y − shift
   double centre_ = 0.0;  // the shift the intercept absorbs (linear, normal)
-  Vec centre_beta_;      // β₀ (logistic); zero: no weights
-  bool weighted_ = false;
+  Vec centre_beta_;      // β₀ of the expansion; zero: none
+  bool weighted_ = false, expansion_ = false, poisson_ = false;
+  double curvature_ = 0.25;  // c (is_expansion)
   std::vector<std::string> names_;
   Vec lower_, upper_, widths_;
 };
@@ -164,14 +177,19 @@ class NoisyStatisticsModel final : public Model {
   };
   Observation observation(const Vec& theta, const Eigen::Ref<const Vec>& released) const;
 
-  // Logistic: the mean of the posterior given the release with the likelihood linearised at the
-  // expansion centre β₀ and each prior replaced by a Gaussian of its mean and scale — the next
-  // pilot's centre (post-processing). With H = Ã/4, C = H + D (the release's noise on b) and Λ, m
-  // the priors' precisions and means:
+  // Logistic and centred poisson: the mean of the posterior given the release with the
+  // likelihood linearised at the expansion centre β₀ and each prior replaced by a Gaussian of its
+  // mean and scale — the next pilot's centre (post-processing). With H = Ã/4, C = H + D (the
+  // release's noise on b) and Λ, m the priors' precisions and means:
   //   β₀ + (H C⁻¹ H + Λ)⁻¹ (H C⁻¹ b + Λ (m − β₀)),
   // one regularised Newton step of the rows' log-likelihood where the noise is small (C ≈ H),
   // and no step where it swamps b (C ≈ D). ConfigError for another family.
   Vec linearised_mean(const Eigen::Ref<const Vec>& released) const;
+  // The next pilot's centre: linearised_mean for an expansion; for poisson's first release (the
+  // Gaussian covariates' model, not linear in β) its posterior mode, by damped Newton steps of
+  // norm ≤ 1 with derivatives by central differences, from the intercept of the released mean
+  // count.
+  Vec pilot_centre(const Eigen::Ref<const Vec>& released) const;
 
   // The log-likelihood's gradient is analytic for logistic and for linear and normal with σ
   // known (the .cpp gives it), central differences otherwise.
@@ -205,8 +223,10 @@ class NoisyStatisticsModel final : public Model {
   bool square_ = false, intercept_ = false;
   bool n_public_ = false;  // the intercept's Σ 1 = n is not released
   double centre_ = 0.0;
-  Vec centre_beta_;     // β₀ of the logistic expansion
-  double shift_ = 0.0;  // t = y − shift_
+  Vec centre_beta_;          // β₀ of the expansion
+  bool expansion_ = false;   // logistic, or poisson with a centre: the Gaussian of the header
+  double curvature_ = 0.25;  // c of b ~ N(cA(β − β₀), cA)
+  double shift_ = 0.0;       // t = y − shift_
   double n_ = 0.0;
   Mat a_var_;                    // σ²_jk of A's entries (symmetric)
   Vec b_var_;                    // of b's

@@ -28,8 +28,8 @@ std::vector<PrivacyEvent> dp_hmc_template(double tau_l, double tau_g, std::uint6
 // of the statistic vector with noise multiplier z. Label "suff_stat". ConfigError unless z > 0.
 std::vector<PrivacyEvent> noisy_statistics_template(double noise_multiplier);
 
-// The same budget split into `pilots` pilot releases and a final one (dp-nss on a logistic
-// regression, models/noisy_statistics.hpp): the pilots take `share` of zCDP's ρ = 1/(2z²)
+// The same budget split into `pilots` pilot releases and a final one (dp-nss on a logistic or
+// poisson regression, models/noisy_statistics.hpp): the pilots take `share` of zCDP's ρ = 1/(2z²)
 // equally and the final release the rest, so
 //   z_pilot = z √(pilots / share),  z_final = z / √(1 − share),
 // and Σ 1/z_k² = 1/z²: the Gaussian releases compose to the one release of multiplier z under

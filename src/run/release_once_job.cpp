@@ -81,22 +81,25 @@ struct PilotChoice {
   std::uint64_t releases = 0;
   double share = 0.0;
 };
-PilotChoice pilot_choice(const SampleSpec& spec, GlmFamily family, std::size_t n) {
+PilotChoice pilot_choice(const SampleSpec& spec, const GlmSpec& glm, std::size_t n,
+                         const Budget& budget) {
+  const GlmFamily family = glm.family;
   if (spec.pilot_share && !(*spec.pilot_share > 0.0 && *spec.pilot_share < 1.0))
     throw UsageError(
         fmt::format("--pilot-share: expected a number in (0, 1), got {}", *spec.pilot_share));
-  if (family != GlmFamily::logistic) {
+  if (family != GlmFamily::logistic && family != GlmFamily::poisson) {
     if (spec.pilot_releases.value_or(0) > 0 || spec.pilot_share)
       throw UsageError(fmt::format(
           "--pilot-releases, --pilot-share: model '{}' releases its exact sufficient statistics; "
-          "pilot releases centre the expansion of the logistic likelihood only",
+          "pilot releases centre the expansion of the logistic and poisson likelihoods only",
           to_string(family)));
     return {};
   }
   if (spec.pilot_releases && *spec.pilot_releases > 16)
     throw UsageError(
         fmt::format("--pilot-releases: expected 0 to 16, got {}", *spec.pilot_releases));
-  const std::uint64_t releases = spec.pilot_releases.value_or(default_pilot_releases(family, n));
+  const std::uint64_t releases =
+      spec.pilot_releases.value_or(default_pilot_releases(glm, n, budget));
   if (releases == 0) {
     if (spec.pilot_share)
       throw UsageError("--pilot-share: there are no pilot releases (--pilot-releases 0)");
@@ -121,6 +124,21 @@ void check_chain_options(const SampleSpec& spec, int dim) {
   if (spec.run.init.centre.size() != 0 && spec.run.init.centre.size() != dim)
     throw UsageError(fmt::format("--init-centre: expected {} values (one per parameter), got {}",
                                  dim, spec.run.init.centre.size()));
+}
+
+// A pilot's estimate far in the prior's tail (a release swamped by noise, or a mode the Newton
+// steps did not find) would make the next release's range, and so its noise, enormous (poisson's
+// e^R) or overflow it: the centre is shrunk towards 0 until R = Σ_j |β₀,j| B_j is at most 20 for
+// logistic (σ(20) = 1 − 2·10⁻⁹: no row is informative beyond) or log(y_high + 1) + 3 for poisson
+// (rates past e³ times the largest declared count). Post-processing of released values.
+Vec capped_centre(Vec centre, const GlmSpec& glm) {
+  const double cap = glm.family == GlmFamily::poisson ? std::log(glm.y_high + 1.0) + 3.0 : 20.0;
+  double reach = 0.0;
+  for (Eigen::Index j = 0; j < centre.size(); ++j)
+    reach += std::abs(centre(j)) * glm.column_bounds[static_cast<std::size_t>(j)];
+  if (!std::isfinite(reach)) return Vec::Zero(centre.size());
+  if (reach > cap) centre *= cap / reach;
+  return centre;
 }
 
 // The prior's sd of a coefficient; none for a Student-t without one (ν ≤ 2).
@@ -195,14 +213,47 @@ void add_release_warnings(const Summary& summary, const GlmSpec& glm,
 
 }  // namespace
 
-std::uint64_t default_pilot_releases(GlmFamily family, std::size_t n) {
-  // The expansion at 0 shrinks large effects by a fixed fraction whatever n, which matters once
-  // the posterior is narrower than that (measured on the calibration grid, d = 5, coefficients
-  // to 2.5: at n = 10⁴, ε = 1 the median distance to the rows' posterior fell from 7.9 sds
-  // without pilots to 1.4 with two; at 10⁶ two left 1.2 and three 0.26). Below 5000 rows a pilot
-  // is mostly noise, and its centre widens the final posterior (3× to 8.5× at n = 10³).
-  if (family != GlmFamily::logistic || n < 5000) return 0;
-  return n < 200000 ? 2 : 3;
+std::vector<double> release_noise_ratios(const GlmSpec& glm, std::size_t n, double noise_multiplier,
+                                         bool centred) {
+  std::vector<double> out;
+  if (glm.family == GlmFamily::poisson) return out;
+  const RegressionStatistic stat(glm);
+  const double sigma = glm.sigma.value_or(0.25 * (glm.y_high - glm.y_low));
+  const double v = glm.family == GlmFamily::logistic ? 0.25 : sigma * sigma;
+  const int p = stat.coefficients();
+  const auto first_cross =
+      static_cast<Eigen::Index>(stat.stat_dim()) - p - (stat.has_square() ? 1 : 0);
+  for (int j = 0; j < p; ++j) {
+    const double b = glm.column_bounds[static_cast<std::size_t>(j)];
+    const double second = j == 0 && stat.has_intercept() ? 1.0 : b * b / 3.0;
+    const double sampling = std::sqrt(static_cast<double>(n) * second * v);
+    const double noise = noise_multiplier * stat.stat_sensitivity() * (centred ? 2.0 : 1.0) *
+                         stat.widths()(first_cross + j);
+    out.push_back(noise / sampling);
+  }
+  return out;
+}
+
+std::uint64_t default_pilot_releases(const GlmSpec& glm, std::size_t n, const Budget& budget) {
+  // The expansion at 0 shrinks large effects by a fixed fraction whatever n; that shows once the
+  // release's noise is small next to the rows' own spread, and a pilot helps only once its own
+  // release resolves the coefficients. Measured on the calibration grid (d = 5, coefficients to
+  // 2.5; experiments/results/calibration-grid): at n = 10⁴, ε = 1 (r ≈ 0.6) the median distance
+  // to the rows' posterior fell from 7.9 sds without pilots to 1.4 with two; at 10⁶ (r ≈ 0.06)
+  // two left 1.2 and three 0.26; at n = 10³, ε = 1 (r ≈ 2) pilots widened the posterior from 3
+  // to 8.5 rows' sds with no gain in coverage, and at ε = 2 and 4 (r ≈ 1, 0.5) the expansion at
+  // 0 alone covered 0.38 and 0.33 of the coefficients.
+  // Poisson: the Gaussian covariates' model of the first release shrinks strong effects of
+  // bounded covariates; from 10⁵ rows it covered 0.28–0.54 of the grid's coefficients at every ε
+  // (uniform covariates, slopes to 1). Two pilots: its mode, then one Newton step.
+  if (glm.family == GlmFamily::poisson) return n >= 50000 ? 2 : 0;
+  if (glm.family != GlmFamily::logistic) return 0;
+  const double z =
+      1.0 / std::sqrt(2.0 * gaussian_pld_max_mu(budget.epsilon, budget.delta * (1.0 - 0x1p-10)));
+  const auto ratios = release_noise_ratios(glm, n, z);
+  const double r = ratios.empty() ? INFINITY : *std::max_element(ratios.begin(), ratios.end());
+  if (!(r <= 1.2)) return 0;
+  return r > 0.15 ? 2 : 3;
 }
 
 SampleOutcome run_release_once_job(const SampleSpec& spec) {
@@ -233,7 +284,7 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
 
   const std::shared_ptr<const GlmModel> glm = make_glm_model(user.glm);
   check_chain_options(spec, glm->dim());
-  const PilotChoice pilots = pilot_choice(spec, family, rows.rows());
+  const PilotChoice pilots = pilot_choice(spec, user.glm, rows.rows(), budget);
   // Every statistic released is alive at once: PrivateData caches a statistic's sum by address.
   std::vector<std::unique_ptr<RegressionStatistic>> stats;
   stats.push_back(std::make_unique<RegressionStatistic>(user.glm));
@@ -281,7 +332,7 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
       const RegressionStatistic& s = *stats.back();
       const Vec value = s.to_units(made->value);
       const NoisyStatisticsModel model(glm, s, n_rows, made->noise_sd * s.widths(), value);
-      const Vec centre = model.linearised_mean(value);
+      const Vec centre = capped_centre(model.pilot_centre(value), user.glm);
       json estimate = json::object();
       for (Eigen::Index j = 0; j < centre.size(); ++j)
         estimate[user.glm.coefficient_names[static_cast<std::size_t>(j)]] = centre(j);

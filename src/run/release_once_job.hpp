@@ -14,17 +14,28 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "models/glm.hpp"
+#include "privacy/budget.hpp"
 #include "run/sample_job.hpp"
 
 namespace dpmcmc {
 
 inline constexpr const char* kReleaseOnceSampler = "dp-nss";
 
-// The pilot releases of a logistic regression by default (none for the other families), and
-// their share of the budget (of zCDP's ρ): release_once_job.cpp says how they were measured.
-std::uint64_t default_pilot_releases(GlmFamily family, std::size_t n);
+// The release's noise sd on each Σ x_j t over that sum's sampling sd, for the statistic at 0
+// released with noise multiplier z, each doubled when `centred` (y − σ(η₀) spans up to twice the
+// range of y − ½): public, from the schema's bounds and n, with the features spread evenly over
+// their bounds (E x_j² = B_j²/3) and the target's variance at β = 0 (¼ for logistic, σ² for
+// linear with σ guessed at a quarter of y's range). Empty for poisson.
+std::vector<double> release_noise_ratios(const GlmSpec& glm, std::size_t n, double noise_multiplier,
+                                         bool centred = false);
+// The pilot releases of a logistic regression by default (none for the other families), from
+// the largest ratio r of one release of the whole budget: none when r > 1.2 (a pilot would be
+// mostly noise), 2 down to r = 0.15, 3 below (release_once_job.cpp says how this was measured);
+// and their share of the budget (of zCDP's ρ).
+std::uint64_t default_pilot_releases(const GlmSpec& glm, std::size_t n, const Budget& budget);
 inline constexpr double kDefaultPilotShare = 0.3;
 
 // UsageError unless the spec is a linear, normal, logistic or poisson (with its intercept) user

@@ -95,9 +95,9 @@ struct SampleSpec {
   std::optional<double> epsilon, delta;
   std::vector<std::string> accountants;
   double warmup_fraction = 0.5;
-  // dp-nss on a logistic regression (run/release_once_job.hpp): the releases of the expansion's
-  // statistics made before the final one, each centred at the last one's estimate, and the share
-  // of the budget (of zCDP's ρ) they take together; unset: the measured defaults.
+  // dp-nss on a logistic or poisson regression (run/release_once_job.hpp): the releases of the
+  // expansion's statistics made before the final one, each centred at the last one's estimate, and
+  // the share of the budget (of zCDP's ρ) they take together; unset: the measured defaults.
   std::optional<std::size_t> pilot_releases;
   std::optional<double> pilot_share;
   // `--sampler auto` (cli/auto_sampler.hpp): the choice and why, reported as "sampler"."auto";

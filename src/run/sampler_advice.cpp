@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
-#include "models/noisy_statistics.hpp"
 #include "privacy/gaussian_pld.hpp"
 #include "privacy/iteration_templates.hpp"
 #include "run/release_once_job.hpp"
@@ -18,43 +18,28 @@ std::vector<std::pair<std::string, double>> nss_sd_ratios(const GlmSpec& glm, st
                                                           const Budget& budget,
                                                           std::vector<std::string>& reasons) {
   std::vector<std::pair<std::string, double>> out;
-  if (glm.family == GlmFamily::poisson) return out;
-  const RegressionStatistic stat(glm);
-  const std::uint64_t pilots = default_pilot_releases(glm.family, n);
+  const std::uint64_t pilots = default_pilot_releases(glm, n, budget);
   const double mu_max = gaussian_pld_max_mu(budget.epsilon, budget.delta);
   const double z = staged_noise(1.0 / std::sqrt(2.0 * mu_max), pilots, kDefaultPilotShare).final;
-  const double sigma = glm.sigma.value_or(0.25 * (glm.y_high - glm.y_low));
-  const double v = glm.family == GlmFamily::logistic ? 0.25 : sigma * sigma;
-  const int p = stat.coefficients();
-  const auto first_cross =
-      static_cast<Eigen::Index>(stat.stat_dim()) - p - (stat.has_square() ? 1 : 0);
-  for (int j = 0; j < p; ++j) {
-    const double b = glm.column_bounds[static_cast<std::size_t>(j)];
-    const bool intercept = j == 0 && stat.has_intercept();
-    const double second = intercept ? 1.0 : b * b / 3.0;
-    const double sampling = std::sqrt(static_cast<double>(n) * second * v);
-    // Centred at a pilot's estimate, y − σ(η₀) spans up to twice the ½ of y − ½ (its bound
-    // σ(R) nears 1 for large effects): the worst case is used.
-    const double centred = pilots > 0 ? 2.0 : 1.0;
-    const double noise = z * stat.stat_sensitivity() * centred * stat.widths()(first_cross + j);
-    out.emplace_back(glm.coefficient_names[static_cast<std::size_t>(j)],
-                     std::sqrt(1.0 + std::pow(noise / sampling, 2)));
+  const auto ratios = release_noise_ratios(glm, n, z, pilots > 0);
+  for (std::size_t j = 0; j < ratios.size(); ++j)
+    out.emplace_back(glm.coefficient_names[j], std::sqrt(1.0 + ratios[j] * ratios[j]));
+  std::string width;
+  if (!out.empty()) {
+    double lo = INFINITY, hi = 0.0;
+    for (const auto& [name, r] : out) {
+      lo = std::min(lo, r);
+      hi = std::max(hi, r);
+    }
+    width = fmt::format(
+        "; expected posterior sd (features spread evenly over their bounds, the rows' "
+        "information at beta = 0{}) {:.2g} to {:.2g} times the rows' own",
+        pilots > 0 ? ", a centred release's widest range" : "", lo, hi);
   }
-  reasons.push_back(fmt::format(
-      "{} release{} ({} pilot{} first), the final one with noise multiplier {:.3g}; expected "
-      "posterior sd (features spread evenly over their bounds, the rows' information at beta = "
-      "0, a centred release's widest range) {:.2g} to {:.2g} times the rows' own",
-      pilots + 1, pilots > 0 ? "s" : "", pilots, pilots == 1 ? "" : "s", z,
-      [&] {
-        double lo = INFINITY;
-        for (const auto& [name, r] : out) lo = std::min(lo, r);
-        return lo;
-      }(),
-      [&] {
-        double hi = 0.0;
-        for (const auto& [name, r] : out) hi = std::max(hi, r);
-        return hi;
-      }()));
+  reasons.push_back(
+      fmt::format("{} release{} ({} pilot{} first), the final one with noise "
+                  "multiplier {:.3g}{}",
+                  pilots + 1, pilots > 0 ? "s" : "", pilots, pilots == 1 ? "" : "s", z, width));
   return out;
 }
 
@@ -77,8 +62,9 @@ std::vector<SamplerAdvice> advise_samplers(const GlmSpec& glm, bool intercept,
           "answer (the expansion at 0 alone shrinks large effects)");
     if (family == GlmFamily::poisson)
       nss.reasons.push_back(
-          "poisson: models the covariates as Gaussian; strong effects of far from Gaussian "
-          "covariates come out shrunk at large epsilon (user guide)");
+          "poisson: from 50 000 rows pilot releases re-centre the likelihood's expansion; "
+          "below, its one release models the covariates as Gaussian, and strong effects of far "
+          "from Gaussian covariates come out shrunk at large epsilon (user guide)");
     if (n && budget) nss.expected_sd_ratio = nss_sd_ratios(glm, *n, *budget, nss.reasons);
     out.push_back(std::move(nss));
   }

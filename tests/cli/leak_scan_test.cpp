@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -64,9 +65,15 @@ bool may_differ(const std::string& path) {
   // How many releases were made: a proposal the public prior rules out (or a zero step) makes
   // none, and proposals are functions of the released chain, the published tuning and the public
   // seed — so the count is post-processing of released values, like the recorded ε.
-  // dp-nss: the released sufficient statistics are the run's one DP release.
+  // dp-nss: the released sufficient statistics are the run's DP releases; with pilot releases,
+  // each pilot's estimate is post-processing of its release, and the next release's ranges (so
+  // its noise sd in the statistic's units) follow from that estimate.
   return starts("/summary/") || starts("/command_line/") || path == "/curator/directory" ||
          starts("/privacy/release_once/statistic/") || path == "/data/source" ||
+         starts("/privacy/release_once/noise_sd/") || path == "/privacy/release_once/sensitivity" ||
+         (starts("/privacy/release_once/pilots/") && path.ends_with("/sensitivity")) ||
+         (starts("/privacy/release_once/pilots/") &&
+          path.find("/estimate/") != std::string::npos) ||
          path == "/privacy/releases_recorded" ||
          indexed("/chains/", {"acceptance_rate", "warmup_acceptance_rate", "file"}) ||
          indexed("/privacy/accountants/", {"recorded_epsilon"}) ||
@@ -101,6 +108,34 @@ void expect_restates_published(const json& report, const json& w) {
       if (shortest < 0.0 || w < shortest) shortest = w;
     }
     EXPECT_EQ(w["value"].get<double>(), shortest) << w.dump();
+    return;
+  }
+  // dp-nss: a coefficient's posterior sd against its prior's (public: the report's priors), and
+  // the expansion's bias, a function of the published means and sds, the published centre (the
+  // last pilot's estimate, or 0) and the public bounds (1 for every rescaled design column here).
+  if (check == "prior_dominated" || check == "expansion_bias") {
+    std::map<std::string, const json*> published;
+    for (const auto& p : report["summary"]["parameters"]) published[p["name"]] = &p;
+    ASSERT_TRUE(published.count(subject)) << w.dump();
+    const json& p = *published[subject];
+    if (check == "prior_dominated") {
+      const std::string prior = report["model"]["details"]["priors"][subject];
+      const double scale = std::stod(prior.substr(prior.rfind(',') + 1));  // normal(m, s)
+      EXPECT_NEAR(w["value"].get<double>(), p["sd"].get<double>() / scale, 1e-9) << w.dump();
+      return;
+    }
+    const json& release = report["privacy"]["release_once"];
+    const auto centre = [&](const std::string& name) {
+      return release.contains("pilots") ? release["pilots"].back()["estimate"][name].get<double>()
+                                        : 0.0;
+    };
+    double v = 0.0;  // E x² = 1/3 for a column on [-1, 1], 1 for the intercept
+    for (const auto& name : report["model"]["details"]["parameters"]) {
+      const double step = (*published[name])["mean"].get<double>() - centre(name);
+      v += step * step * (name == "intercept" ? 1.0 : 1.0 / 3.0);
+    }
+    const double bias = std::abs(p["mean"].get<double>() - centre(subject)) * v / 12.0;
+    EXPECT_NEAR(w["value"].get<double>(), bias / p["sd"].get<double>(), 1e-9) << w.dump();
     return;
   }
   ASSERT_TRUE(check == "rhat" || check == "ess_bulk" || check == "ess_tail") << check;

@@ -416,10 +416,29 @@ TEST(LogisticExpansion, AtZeroItIsTheExpansionAtZeroBitForBit) {
   EXPECT_THROW(RegressionStatistic(spec, Vec::Zero(2)), ConfigError);
 }
 
-TEST(LogisticExpansion, EveryRowLiesInTheBoxAtAnyCentre) {
+// Row i's statistic at centre β₀ computed here in long double: (1 − u) for the intercept's
+// entry, u x_j x_k, then (y − σ(η₀)) x_j, with u = 4σ(η₀)σ(−η₀), in the statistic's units.
+std::vector<long double> expansion_row(const Mat& rows, Eigen::Index i, const Vec& centre) {
+  long double eta = 0.0L;
+  for (int j = 0; j < 3; ++j) eta += static_cast<long double>(rows(i, j)) * centre(j);
+  const long double up = 1.0L / (1.0L + std::exp(-eta)), down = 1.0L / (1.0L + std::exp(eta));
+  const long double u = 4.0L * up * down, r = rows(i, 3) > 0.5 ? down : -up;
+  std::vector<long double> out = {1.0L - u};
+  for (int j = 0; j < 3; ++j)
+    for (int k = j; k < 3; ++k)
+      if (j + k > 0) out.push_back(u * rows(i, j) * rows(i, k));
+  for (int j = 0; j < 3; ++j) out.push_back(r * rows(i, j));
+  return out;
+}
+
+TEST(LogisticExpansion, EveryRowIsItsExpansionInsideTheBoxAtAnyCentre) {
+  // The rows' statistics against the long-double values above, at centres from near 0 (the
+  // intercept's Σ u then has a tiny range) to R = 20 (σ(R) within 2·10⁻⁹ of 1), with rows at
+  // the box's corners where |η₀| reaches R. stat_rows clamps into the box, so equality with the
+  // exact values (to 1e-9 of each component's width) is what shows the box holds them.
   const auto spec = spec_of(GlmFamily::logistic, std::nullopt);
   const Mat rows = simulate_rows(GlmFamily::logistic, 400, 4);
-  Mat corners = rows.topRows(8);  // rows at the box's corners: |η₀| reaches R
+  Mat corners = rows.topRows(8);
   for (int i = 0; i < 8; ++i) {
     corners(i, 1) = i & 1 ? 1.0 : -1.0;
     corners(i, 2) = i & 2 ? 0.5 : -0.5;
@@ -427,21 +446,36 @@ TEST(LogisticExpansion, EveryRowLiesInTheBoxAtAnyCentre) {
   }
   for (const Vec& centre :
        {Vec((Vec(3) << 0.3, -1.0, 2.0).finished()), Vec((Vec(3) << -4.0, 6.0, 9.0).finished()),
+        Vec((Vec(3) << -8.0, 6.0, 12.0).finished()),  // R = 8 + 6 + 6 = 20
         Vec((Vec(3) << 1e-3, 0.0, 0.0).finished())}) {
     const RegressionStatistic stat(spec, centre);
     EXPECT_TRUE(stat.releases_intercept_weight());
     EXPECT_EQ(stat.stat_dim(), 9);  // Σ u of the intercept is released too
+    const Vec width = (stat.stat_upper() - stat.stat_lower()).cwiseProduct(stat.widths());
     for (const Mat* m : {&rows, static_cast<const Mat*>(&corners)}) {
       Mat s(m->rows(), stat.stat_dim());
       stat.stat_rows(*m, s);
       for (Eigen::Index i = 0; i < s.rows(); ++i) {
-        EXPECT_TRUE((s.row(i).transpose().array() >= stat.stat_lower().array()).all()) << i;
-        EXPECT_TRUE((s.row(i).transpose().array() <= stat.stat_upper().array()).all()) << i;
+        const auto exact = expansion_row(*m, i, centre);
+        for (Eigen::Index c = 0; c < s.cols(); ++c) {
+          const long double lo = stat.stat_lower()(c) * stat.widths()(c);
+          const long double hi = stat.stat_upper()(c) * stat.widths()(c);
+          const long double e = exact[static_cast<std::size_t>(c)];
+          EXPECT_GE(e, lo - 1e-12L * width(c)) << centre.transpose() << " row " << i << " " << c;
+          EXPECT_LE(e, hi + 1e-12L * width(c)) << centre.transpose() << " row " << i << " " << c;
+          EXPECT_NEAR(s(i, c) * stat.widths()(c), static_cast<double>(e), 1e-9 * width(c))
+              << centre.transpose() << " row " << i << " component " << c;
+        }
       }
     }
     // √(9 + 3·3): the cross products have width 2 in their units, the rest width 1.
     EXPECT_DOUBLE_EQ(stat.stat_sensitivity(), std::sqrt(18.0));
   }
+  // Near 0 the intercept's Σ (1 − u) spans [0, n(1 − u_min)], so its released values are
+  // of order one, not 1/width (the summation's float-error bound uses the largest).
+  const RegressionStatistic near_zero(spec, Vec((Vec(3) << 1e-3, 0.0, 0.0).finished()));
+  EXPECT_LE(near_zero.stat_upper().cwiseAbs().maxCoeff(), 1.0 + 1e-12);
+  EXPECT_LE(near_zero.stat_lower().cwiseAbs().maxCoeff(), 1.0 + 1e-12);
 }
 
 TEST(LogisticExpansion, NegligibleNoiseGivesTheRowsTaylorExpansionAtTheCentre) {
@@ -497,6 +531,19 @@ TEST(LogisticExpansion, PilotsAreRegularisedNewtonStepsToTheRowsPosteriorMode) {
   EXPECT_LT(swamped.linearised_mean(released_sum(stat, rows)).norm(), 1e-3);
 }
 
+// The analytic gradient at θ against central differences of log_lik (step 1e-6).
+void expect_gradient_is_central_difference(const NoisyStatisticsModel& model, const Vec& theta,
+                                           const Vec& released) {
+  const Vec g = model.analytic_gradient(theta, released);
+  for (Eigen::Index j = 0; j < theta.size(); ++j) {
+    Vec up = theta, down = theta;
+    up(j) += 1e-6;
+    down(j) -= 1e-6;
+    const double fd = (model.log_lik(up, released) - model.log_lik(down, released)) / 2e-6;
+    EXPECT_NEAR(g(j), fd, 1e-5 * std::max(1.0, std::abs(fd))) << model.name() << ", " << j;
+  }
+}
+
 TEST(NoisyStatisticsModel, AnalyticGradientsAreTheLogLikelihoodsCentralDifferences) {
   // Noise on every component (the errors-in-variables terms move the covariance with β), at a
   // point away from the centre: the analytic gradient against central differences of log_lik.
@@ -516,14 +563,7 @@ TEST(NoisyStatisticsModel, AnalyticGradientsAreTheLogLikelihoodsCentralDifferenc
     ASSERT_TRUE(model.has_analytic_gradient());
     const Vec s = released_sum(stat, rows);
     const Vec theta = (Vec(3) << 0.6, -1.4, 2.2).finished();
-    const Vec g = model.analytic_gradient(theta, s);
-    for (Eigen::Index j = 0; j < 3; ++j) {
-      Vec up = theta, down = theta;
-      up(j) += 1e-6;
-      down(j) -= 1e-6;
-      const double fd = (model.log_lik(up, s) - model.log_lik(down, s)) / 2e-6;
-      EXPECT_NEAR(g(j), fd, 1e-5 * std::max(1.0, std::abs(fd))) << static_cast<int>(c.family) << j;
-    }
+    expect_gradient_is_central_difference(model, theta, s);
   }
   // σ sampled moves the covariance through σ too: central differences there.
   const auto sampled = spec_of(GlmFamily::linear, std::nullopt);
@@ -531,6 +571,80 @@ TEST(NoisyStatisticsModel, AnalyticGradientsAreTheLogLikelihoodsCentralDifferenc
   EXPECT_FALSE(NoisyStatisticsModel(make_glm_model(sampled), stat, 300.0,
                                     Vec::Constant(stat.stat_dim(), 3.0))
                    .has_analytic_gradient());
+}
+
+TEST(PoissonExpansion, RowsInTheBoxAndTheRowsTaylorExpansionAtTheCentre) {
+  // Rows x = (1, a, b), a and b uniform on [-2, 2], y ~ Poisson(e^{0.8 + 0.3a − 0.2b}) capped
+  // at the declared 40; the expansion at β₀ against the rows' own second-order Taylor expansion
+  // of Σ (y η − e^η), computed here.
+  const auto spec = poisson_spec({"intercept", "a", "b"}, 40.0);
+  Rng rng = make_rng(41, 0);
+  const int n = 800;
+  Mat rows(n, 4);
+  for (int i = 0; i < n; ++i) {
+    rows(i, 0) = 1.0;
+    rows(i, 1) = 4.0 * rng.uniform() - 2.0;
+    rows(i, 2) = 4.0 * rng.uniform() - 2.0;
+    const double eta = 0.8 + 0.3 * rows(i, 1) - 0.2 * rows(i, 2);
+    rows(i, 3) = std::min(40.0, static_cast<double>(poisson_variate(rng, std::exp(eta))));
+  }
+  const Vec centre = (Vec(3) << 0.7, 0.25, -0.1).finished();
+  const RegressionStatistic stat(spec, centre);
+  ASSERT_TRUE(stat.is_expansion());
+  EXPECT_DOUBLE_EQ(stat.curvature(),
+                   std::exp((0.7 + 0.25 * 2.0 + 0.1 * 2.0) * (1.0 + 1e-9) + 1e-12));
+  Mat s(n, stat.stat_dim());
+  stat.stat_rows(rows, s);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    EXPECT_TRUE((s.row(i).transpose().array() >= stat.stat_lower().array()).all()) << i;
+    EXPECT_TRUE((s.row(i).transpose().array() <= stat.stat_upper().array()).all()) << i;
+  }
+  const NoisyStatisticsModel model(make_glm_model(spec), stat, n,
+                                   Vec::Constant(stat.stat_dim(), 1e-9));
+  const Vec released = s.colwise().sum().transpose().cwiseProduct(stat.widths());
+  Vec grad = Vec::Zero(3);
+  Mat hess = Mat::Zero(3, 3);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const Vec x = rows.row(i).head(3).transpose();
+    const double m0 = std::exp(x.dot(centre));
+    grad += (rows(i, 3) - m0) * x;
+    hess -= m0 * x * x.transpose();
+  }
+  const auto taylor = [&](const Vec& beta) {
+    const Vec d = beta - centre;
+    return grad.dot(d) + 0.5 * d.dot(hess * d);
+  };
+  const Vec beta1 = (Vec(3) << 0.9, 0.2, -0.3).finished();
+  const Vec beta2 = (Vec(3) << 0.6, 0.4, 0.0).finished();
+  const double expected = taylor(beta1) - taylor(beta2);
+  EXPECT_NEAR(model.log_lik(beta1, released) - model.log_lik(beta2, released), expected,
+              1e-6 * std::abs(expected));
+  // Its analytic gradient is that of log_lik, and a pilot from it is the rows' Newton step.
+  ASSERT_TRUE(model.has_analytic_gradient());
+  expect_gradient_is_central_difference(model, beta1, released);
+  Mat h = -hess;
+  h.diagonal().array() += 1.0 / 6.25;
+  const Vec newton = centre + h.ldlt().solve(grad - centre / 6.25);
+  const Vec next = model.pilot_centre(released);
+  for (Eigen::Index j = 0; j < 3; ++j) EXPECT_NEAR(next(j), newton(j), 1e-6) << j;
+  // The first release (no centre) is not linear in β: its pilot centre is its posterior mode.
+  const RegressionStatistic first(spec);
+  Mat s0(n, first.stat_dim());
+  first.stat_rows(rows, s0);
+  const Vec r0 = s0.colwise().sum().transpose().cwiseProduct(first.widths());
+  const NoisyStatisticsModel gaussian_x(make_glm_model(spec), first, n,
+                                        Vec::Constant(first.stat_dim(), 1e-9), r0);
+  const Vec mode = gaussian_x.pilot_centre(r0);
+  for (Eigen::Index j = 0; j < 3; ++j) {
+    Vec up = mode, down = mode;
+    up(j) += 1e-4;
+    down(j) -= 1e-4;
+    const auto f = [&](const Vec& b) {
+      return gaussian_x.log_prior(b) + gaussian_x.log_lik(b, r0);
+    };
+    EXPECT_LT(std::abs((f(up) - f(down)) / 2e-4), 1e-2) << j;  // the gradient vanishes there
+  }
+  EXPECT_NEAR(mode(0), 0.8, 0.15);  // and it is near the coefficients that made the rows
 }
 
 }  // namespace

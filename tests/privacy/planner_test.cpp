@@ -305,3 +305,39 @@ TEST(Planner, StopAtExactPlansWithTheExactAccountantAlone) {
 
 }  // namespace
 }  // namespace dpmcmc
+
+namespace dpmcmc {
+namespace {
+
+// dp-nss's pilot releases (iteration_templates.hpp, staged_noise): the pilots take a share s of
+// zCDP's ρ equally and the final release the rest, z_pilot = z √(K/s), z_final = z/√(1 − s);
+// K + 1 Gaussian releases with Σ 1/z_k² = 1/z² cost exactly what one of multiplier z costs under
+// the Gaussian PLD and zCDP, whose ε are compared here at K = 1, 2, 3 and s = 0.1, 0.3, 0.6.
+TEST(Planner, PilotReleasesCostWhatOneReleaseOfTheWholeBudgetCosts) {
+  const GaussianPldAccountant pld;
+  const ZcdpAccountant zcdp;
+  const double z = 4.6, delta = 1e-5;
+  const auto one = noisy_statistics_template(z);
+  for (std::uint64_t pilots : {1u, 2u, 3u}) {
+    for (double share : {0.1, 0.3, 0.6}) {
+      const StagedNoise noise = staged_noise(z, pilots, share);
+      EXPECT_NEAR(noise.pilot, z * std::sqrt(pilots / share), 1e-12);
+      EXPECT_NEAR(noise.final, z / std::sqrt(1.0 - share), 1e-12);
+      const auto staged = noisy_statistics_template(z, pilots, share);
+      ASSERT_EQ(staged.size(), 2u);
+      EXPECT_EQ(staged[0].count, pilots);
+      EXPECT_EQ(staged[1].count, 1u);
+      for (const Accountant* a :
+           {static_cast<const Accountant*>(&pld), static_cast<const Accountant*>(&zcdp)}) {
+        EXPECT_NEAR(a->compose(staged)->epsilon(delta), a->compose(one)->epsilon(delta), 1e-9)
+            << a->name() << " pilots " << pilots << " share " << share;
+      }
+    }
+  }
+  EXPECT_EQ(noisy_statistics_template(z, 0, 0.0).size(), 1u);  // no pilots: the one release
+  EXPECT_THROW(staged_noise(z, 2, 1.0), ConfigError);
+  EXPECT_THROW(staged_noise(z, 2, 0.0), ConfigError);
+}
+
+}  // namespace
+}  // namespace dpmcmc
