@@ -69,7 +69,7 @@ def main():
           f"dp-nss at epsilon {args.epsilon:g}, delta {spent.get('delta', 0.1 / args.rows):.3g}, "
           f"beside non-private NUTS on the same rows.")
     print(f"{'coefficient':<14}{'truth':>7}  {'NUTS (not private)':<26}{'dp-nss (private)':<26}"
-          f"{'distance':>9}{'R-hat':>7}")
+          f"{'distance':>10}{'R-hat':>7}")
     worst_rhat = 0.0
     far = []
     for name, truth in TRUTH.items():
@@ -80,7 +80,7 @@ def main():
             far.append(name)
         cell = "{:6.3f} [{:6.3f}, {:6.3f}]"
         print(f"{name:<14}{truth:7.2f}  {cell.format(r['mean'], r['q5'], r['q95']):<26}"
-              f"{cell.format(p['mean'], p['q5'], p['q95']):<26}{distance:8.2f}s{p['rhat']:7.3f}")
+              f"{cell.format(p['mean'], p['q5'], p['q95']):<26}{distance:7.2f} sd{p['rhat']:7.3f}")
     print("mean [5%, 95%] of the posterior; distance: |private - non-private mean| in "
           "non-private posterior sds")
     print(f"private draws (publishable): {private}/chain-*.csv, {private}/report.json; "
