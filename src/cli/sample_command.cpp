@@ -58,12 +58,21 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
   if (out.plan) {
     const auto& p = *out.plan;
     if (spec.sampler == kReleaseOnceSampler) {
+      const auto& release = out.report["privacy"]["release_once"];
+      const std::string pilots =
+          release.contains("pilots")
+              ? fmt::format(
+                    "{} pilot releases (noise multiplier {:.4g}, {:g} of the budget's "
+                    "rho) centring the likelihood's expansion, then ",
+                    release["pilots"].size(),
+                    release["pilots"][0]["noise_multiplier"].get<double>(),
+                    release["pilot_share"].get<double>())
+              : std::string("");
       fmt::print(
-          "privacy: budget (epsilon {:g}, delta {:.3g}) spent on one release of the sufficient "
+          "privacy: budget (epsilon {:g}, delta {:.3g}) spent on {}one release of the sufficient "
           "statistics (noise multiplier {:.4g}), planned by {} ({}); the chains only read the "
           "release\n",
-          p.budget.epsilon, p.budget.delta,
-          out.report["privacy"]["release_once"]["noise_multiplier"].get<double>(),
+          p.budget.epsilon, p.budget.delta, pilots, release["noise_multiplier"].get<double>(),
           p.tightest.best.accountant, to_string(p.tightest.best.bound));
     } else {
       fmt::print(

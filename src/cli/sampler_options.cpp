@@ -88,10 +88,11 @@ const SamplerDescriptor& iterated_private_sampler(const std::string& name,
                                                   const std::string& what) {
   if (name == kReleaseOnceSampler) {
     throw UsageError(fmt::format(
-        "--sampler {}: `dpmcmc {}` works on samplers that release at every iteration; {} makes one "
-        "Gaussian release of a regression family's sufficient statistics, its noise set by the "
-        "budget (`sample --sampler {}` reports the noise multiplier in report.json, "
-        "privacy.release_once; `account --mechanism gaussian` gives the guarantee of one release)",
+        "--sampler {}: `dpmcmc {}` works on samplers that release at every iteration; {} makes "
+        "Gaussian releases of a regression family's sufficient statistics (pilots, then the "
+        "final one), their noise set by the budget: `dpmcmc advise --model FAMILY --schema FILE "
+        "--n N --epsilon E` gives their count, noise multiplier and expected width from public "
+        "inputs, and `sample --sampler {}` reports them in report.json, privacy.release_once",
         name, what, name, name));
   }
   const SamplerDescriptor* entry = find_private_sampler(name);

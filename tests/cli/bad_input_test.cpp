@@ -61,7 +61,7 @@ TEST(CliBadInput, UnknownSampler) {
   for (const std::string command : {"account", "audit"}) {
     const auto nss = run_cli(command + " --sampler dp-nss --epsilon 1", dir);
     EXPECT_EQ(nss.exit_code, 64) << command;
-    EXPECT_NE(nss.err.find("one Gaussian release"), std::string::npos) << command << nss.err;
+    EXPECT_NE(nss.err.find("dpmcmc advise"), std::string::npos) << command << nss.err;
     EXPECT_EQ(nss.err.find("not a private sampler"), std::string::npos) << command << nss.err;
   }
 }
