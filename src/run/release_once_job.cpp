@@ -95,9 +95,9 @@ PilotChoice pilot_choice(const SampleSpec& spec, const GlmSpec& glm, std::size_t
           to_string(family)));
     return {};
   }
-  if (spec.pilot_releases && *spec.pilot_releases > 16)
-    throw UsageError(
-        fmt::format("--pilot-releases: expected 0 to 16, got {}", *spec.pilot_releases));
+  if (spec.pilot_releases && *spec.pilot_releases > kMaxPilotReleases)
+    throw UsageError(fmt::format("--pilot-releases: expected 0 to {}, got {}", kMaxPilotReleases,
+                                 *spec.pilot_releases));
   const std::uint64_t releases =
       spec.pilot_releases.value_or(default_pilot_releases(glm, n, budget));
   if (releases == 0) {
@@ -156,10 +156,15 @@ std::optional<double> prior_sd(const ScalarPrior& prior) {
 //    reader should know);
 //  * logistic: the expansion's bias. Its remainder is cubic in the linear predictor's distance
 //    from the centre; to leading order the expansion at β₀ moves the answer by about
-//    |m_j − β₀,j|·v/12, v = Σ_k (m_k − β₀,k)² B_k²/3 the mean square of xᵀ(m − β₀) for features
-//    spread evenly over their bounds (at β₀ = 0, σ(η) − ½ = η/4 − η³/48 + …: the slope shrinks by
-//    η²/12). A bias of more than half a posterior sd is warned of, with the pilot releases that
-//    re-centre the expansion.
+//    |m_j − β₀,j|·v/12, v = Σ_k (m_k − β₀,k)² E x_k² the mean square of xᵀ(m − β₀) for features
+//    spread evenly over their bounds (E x_k² = B_k²/3, 1 for the intercept; at β₀ = 0,
+//    σ(η) − ½ = η/4 − η³/48 + …: the slope shrinks by η²/12). A bias of more than half a
+//    posterior sd is warned of, with the pilot releases that re-centre the expansion;
+//  * logistic: the expansion's range. A posterior collapsed onto a wrong centre shows no bias
+//    above (its mean is the centre), but its own 90 % region then reaches linear predictors where
+//    the quadratic is not the likelihood: with v₉₀ = Σ_k (|m_k − β₀,k| + 1.645 sd_k)² E x_k², the
+//    expansion's curvature is off by about v₉₀/12 there, and more than 25 % is warned of (the
+//    curvature sets the posterior's width: it is then not reliable either way).
 void add_release_warnings(const Summary& summary, const GlmSpec& glm,
                           const RegressionStatistic& stat, std::uint64_t pilots,
                           std::vector<ConvergenceWarning>& warnings) {
@@ -187,11 +192,25 @@ void add_release_warnings(const Summary& summary, const GlmSpec& glm,
   }
   if (glm.family != GlmFamily::logistic) return;
   const Vec& centre = stat.expansion_centre();
-  double v = 0.0;
+  double v = 0.0, v90 = 0.0;
   for (std::size_t k = 0; k < p; ++k) {
-    const double step = rows[k]->mean - centre(static_cast<Eigen::Index>(k));
-    v += step * step * glm.column_bounds[k] * glm.column_bounds[k] / 3.0;
+    const double step = std::abs(rows[k]->mean - centre(static_cast<Eigen::Index>(k)));
+    const double b = glm.column_bounds[k];
+    const double second = k == 0 && stat.has_intercept() ? 1.0 : b * b / 3.0;
+    v += step * step * second;
+    v90 += std::pow(step + 1.645 * rows[k]->sd, 2) * second;
   }
+  const std::string where =
+      pilots == 0 ? std::string("0") : fmt::format("the last pilot's estimate ({} pilots)", pilots);
+  const std::string more =
+      pilots >= kMaxPilotReleases
+          ? std::string("a larger --epsilon: the pilots' releases are too noisy to centre it")
+          : fmt::format(
+                "--pilot-releases {}: each pilot release re-centres the expansion by one "
+                "Newton step, from part of the budget (--pilot-share), so the final "
+                "release is noisier: where the release is noisy (few rows, a small "
+                "epsilon) the wider posterior can cost more than the bias does",
+                pilots + 1);
   for (std::size_t j = 0; j < p; ++j) {
     const ParameterSummary& s = *rows[j];
     const double bias = std::abs(s.mean - centre(static_cast<Eigen::Index>(j))) * v / 12.0;
@@ -200,14 +219,20 @@ void add_release_warnings(const Summary& summary, const GlmSpec& glm,
         {"expansion_bias", s.name, bias / s.sd, 0.5,
          fmt::format("the quadratic expansion of the likelihood at {} may move it by about {:.2g} "
                      "({:.1f} posterior sds): its estimate is {:.3g} away from the centre",
-                     pilots == 0 ? std::string("0")
-                                 : fmt::format("the last pilot's estimate ({} pilots)", pilots),
-                     bias, bias / s.sd, std::abs(s.mean - centre(static_cast<Eigen::Index>(j)))),
-         fmt::format("--pilot-releases {}: each pilot release re-centres the expansion by one "
-                     "Newton step, from part of the budget (--pilot-share), so the final "
-                     "release is noisier: below about 5000 rows the wider posterior can cost "
-                     "more than the bias does",
-                     pilots + 1)});
+                     where, bias, bias / s.sd,
+                     std::abs(s.mean - centre(static_cast<Eigen::Index>(j)))),
+         more});
+  }
+  if (v90 / 12.0 > 0.25) {
+    warnings.push_back(
+        {"expansion_range", "model", v90 / 12.0, 0.25,
+         fmt::format("the posterior's 90% region reaches linear predictors {:.2g} (root mean "
+                     "square) from the expansion at {}, where its curvature is off by about "
+                     "{:.0f}%: the intervals' width and centre are not reliable",
+                     std::sqrt(v90), where, 100.0 * v90 / 12.0),
+         fmt::format("more information per coefficient: a larger --epsilon, more rows or fewer "
+                     "features; or {}",
+                     more)});
   }
 }
 

@@ -31,12 +31,14 @@ inline constexpr const char* kReleaseOnceSampler = "dp-nss";
 // linear with σ guessed at a quarter of y's range). Empty for poisson.
 std::vector<double> release_noise_ratios(const GlmSpec& glm, std::size_t n, double noise_multiplier,
                                          bool centred = false);
-// The pilot releases of a logistic regression by default (none for the other families), from
-// the largest ratio r of one release of the whole budget: none when r > 1.2 (a pilot would be
-// mostly noise), 2 down to r = 0.15, 3 below (release_once_job.cpp says how this was measured);
-// and their share of the budget (of zCDP's ρ).
+// The pilot releases by default: logistic from the largest ratio r of one release of the whole
+// budget, none when r > 1.2 (a pilot would be mostly noise), 2 down to r = 0.15, 3 below;
+// poisson 2 from 50 000 rows; none for linear and normal, whose statistic is exact
+// (release_once_job.cpp says how this was measured). Then their share of the budget (of zCDP's
+// ρ), and the most a run may ask for.
 std::uint64_t default_pilot_releases(const GlmSpec& glm, std::size_t n, const Budget& budget);
 inline constexpr double kDefaultPilotShare = 0.3;
+inline constexpr std::uint64_t kMaxPilotReleases = 16;
 
 // UsageError unless the spec is a linear, normal, logistic or poisson (with its intercept) user
 // model with --epsilon.

@@ -58,8 +58,10 @@ std::vector<SamplerAdvice> advise_samplers(const GlmSpec& glm, bool intercept,
         "epsilon buys, and its intervals are as wide as the noise makes them");
     if (family == GlmFamily::logistic)
       nss.reasons.push_back(
-          "logistic: pilot releases re-centre the likelihood's quadratic expansion near the "
-          "answer (the expansion at 0 alone shrinks large effects)");
+          "logistic: where the release resolves the coefficients (`dpmcmc advise` says how many), "
+          "pilot releases re-centre the likelihood's quadratic expansion near the answer; the "
+          "expansion at 0 alone shrinks large effects, and the run warns where it cannot be "
+          "trusted");
     if (family == GlmFamily::poisson)
       nss.reasons.push_back(
           "poisson: from 50 000 rows pilot releases re-centre the likelihood's expansion; "

@@ -14,9 +14,10 @@ bash "$source/examples/patients/run.sh" "$build" "$out" > "$out/log.txt" 2>&1 ||
   cat "$out/log.txt"; exit 1; }
 fail=0
 # dp-nss at n = 2000 without pilots may be told that the expansion at 0 shrinks age (about 0.7 of
-# its posterior sd, which the user guide shows): that is not a convergence warning.
+# its posterior sd) and that its 90 % region reaches past where the expansion holds, as the user
+# guide shows: those are not convergence warnings.
 for sampler in nuts dp-nss; do
-  if grep WARNING "$out/$sampler.txt" | grep -qv "quadratic expansion"; then
+  if grep WARNING "$out/$sampler.txt" | grep -qv "expansion"; then
     echo "unexpected warning for $sampler:"; grep WARNING "$out/$sampler.txt"; fail=1
   fi
 done
