@@ -153,9 +153,10 @@ def _cell(value):
     return str(value)
 
 
-def _csv_text(schema, X, y):
+def _csv_text(schema, X, y=None):
     """X (rows x the schema's features, in schema order) and y as CSV text with the schema's
-    column names; NaN and None are missing cells (the schema's missing-value policy applies)."""
+    column names; NaN and None are missing cells (the schema's missing-value policy applies).
+    Without y (new rows to score) the target column is left out."""
     columns = schema.get("columns", []) if isinstance(schema, dict) else []
     features = [c.get("name") for c in columns if c.get("role", "feature") == "feature"]
     targets = [c.get("name") for c in columns if c.get("role") == "target"]
@@ -164,18 +165,23 @@ def _csv_text(schema, X, y):
     X = np.asarray(X)
     if X.dtype.kind not in "OUSbiu":  # labels, booleans and integer codes keep their text
         X = X.astype(float)
-    y = np.asarray(y)
     if X.ndim == 1 and len(features) == 1:
         X = X.reshape(-1, 1)
     if X.ndim != 2 or X.shape[1] != len(features):
         raise UsageError(
             f"X: expected a (rows, {len(features)}) array, one column per schema feature "
             f"({', '.join(features)}), got shape {X.shape}", 64)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    if y is None:
+        writer.writerow(features)
+        for row in X:
+            writer.writerow([_cell(v) for v in row])
+        return out.getvalue()
+    y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise UsageError(f"y: expected {X.shape[0]} values (one per row of X), got shape {y.shape}",
                          64)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
     writer.writerow(features + targets)
     for row, target in zip(X, y):
         writer.writerow([_cell(v) for v in row] + [_cell(target)])
@@ -251,6 +257,39 @@ class Fit:
     def epsilon_recorded(self):
         """Private runs: per accountant, ε composed from the releases the run recorded."""
         return self._epsilons("recorded_epsilon")
+
+    @property
+    def original_units(self):
+        """A regression on your rows: per coefficient, the posterior mean, sd and 5/50/95 %
+        quantiles per unit of the schema's own features (not the rescaled [-1, 1] ones), with
+        "odds_ratio" (logistic) or "rate_ratio" (poisson) for exp(slope); else []."""
+        summary = self.report.get("summary") or {}
+        return summary.get("original_units", [])
+
+    def predict(self, X=None, *, data=None, draws=False):
+        """Scores new rows with this fit: X (rows x the schema's features, schema order, in the
+        schema's own units) or data (a CSV path; the target column may be absent). Returns the
+        posterior mean of E[y | x] per row (P(y = 1) for logistic and probit) as an array; with
+        draws=True a dict with "mean", "q5", "q95" and "draws" (rows x kept draws). Uses the
+        published draws in out_dir and costs no privacy."""
+        if (X is None) == (data is None):
+            raise UsageError("predict: give the new rows as X or as data (a CSV file), not both",
+                             64)
+        schema = self.report.get("model", {}).get("details", {}).get("schema")
+        if schema is None:
+            raise ConfigError(f"{self.out_dir}: not a regression fitted to your rows; predict "
+                              "scores new rows of such a fit", 78)
+        if X is not None:
+            text, source = _csv_text(schema, X), "X (in memory; line 2 is row 0)"
+        else:
+            source = os.fspath(data)
+            try:
+                with open(source, encoding="utf-8") as f:
+                    text = f.read()
+            except OSError as e:
+                raise NoInputError(f"{source}: cannot read: {e.strerror}", 66) from None
+        result = _call(_core.predict, self.out_dir, text, source)
+        return result if draws else result["mean"]
 
     def to_dict(self):
         """{"posterior": {name: (chain, draw)}, "sample_stats": {...}}: az.from_dict(**d)."""

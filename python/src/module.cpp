@@ -1,6 +1,7 @@
 // dpmcmc._core: the Python module's C++ half. It runs the CLI's `sample`, `account` and `ledger`
 // in-process (cli/in_process.hpp) with the arguments the Python half (python/dpmcmc/__init__.py)
-// builds, so that every check and message is the command line's. Sampling releases the GIL; Ctrl-C
+// builds, so that every check and message is the command line's, and scores new rows with a fit
+// (run/predict_rows.hpp). Sampling releases the GIL; Ctrl-C
 // reaches the run's own SIGINT handler (run/interrupt.hpp), which stops the chains cleanly.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -13,6 +14,7 @@
 
 #include "cli/in_process.hpp"
 #include "core/error.hpp"
+#include "run/predict_rows.hpp"
 
 namespace py = pybind11;
 using nlohmann::json;
@@ -97,6 +99,38 @@ py::object ledger(const std::vector<std::string>& args,
   return to_python(answer);
 }
 
+py::array_t<double> matrix_array(const dpmcmc::Mat& m) {
+  py::array_t<double> a({static_cast<py::ssize_t>(m.rows()), static_cast<py::ssize_t>(m.cols())});
+  auto view = a.mutable_unchecked<2>();
+  for (Eigen::Index i = 0; i < m.rows(); ++i)
+    for (Eigen::Index j = 0; j < m.cols(); ++j) view(i, j) = m(i, j);
+  return a;
+}
+
+py::array_t<double> vector_array(const dpmcmc::Vec& v) {
+  py::array_t<double> a(static_cast<py::ssize_t>(v.size()));
+  auto view = a.mutable_unchecked<1>();
+  for (Eigen::Index i = 0; i < v.size(); ++i) view(i) = v(i);
+  return a;
+}
+
+// New rows scored with a run's published draws (run/predict_rows.hpp).
+py::dict predict(const std::string& run_dir, const std::string& rows_text,
+                 const std::string& source) {
+  dpmcmc::RowPredictions p;
+  {
+    py::gil_scoped_release release;
+    p = dpmcmc::predict_rows(run_dir, rows_text, source);
+  }
+  py::dict d;
+  d["quantity"] = p.quantity;
+  d["mean"] = vector_array(p.mean);
+  d["q5"] = vector_array(p.q5);
+  d["q95"] = vector_array(p.q95);
+  d["draws"] = matrix_array(p.draws);
+  return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -117,4 +151,6 @@ PYBIND11_MODULE(_core, m) {
   m.def("account", &account, py::arg("args"), "Runs `dpmcmc account ARGS --json`");
   m.def("ledger", &ledger, py::arg("args"), py::arg("data_text") = py::none(),
         "Runs `dpmcmc ledger ARGS` (init, show, export) and returns its JSON answer");
+  m.def("predict", &predict, py::arg("run_dir"), py::arg("rows_text"), py::arg("source"),
+        "Scores new rows (CSV text in the schema's units) with a run's published draws");
 }

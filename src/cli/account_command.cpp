@@ -5,6 +5,9 @@
 //                          --epsilon E [--delta D] → iterations allowed per accountant, and the
 //                                                    schedule `sample` would run
 //                          --iterations K [--delta D] → ε of K iterations per accountant
+//   --sampler S --model FAMILY --schema FILE --n N: the same for a regression family, whose noise
+//                          follows the schema, n and the budget as in `sample`; for dp-nss the
+//                          noise of its releases (pilots and final) and ε per accountant
 // The sampler path builds the same per-iteration template and plan as `sample`
 // (run/private_samplers.hpp, run/private_plan.hpp), so its answer is the run's.
 // One row per accountant with its bound kind (certified upper bound, lower bound, estimate) and
@@ -14,19 +17,27 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "cli/commands.hpp"
 #include "cli/in_process.hpp"
 #include "cli/options.hpp"
 #include "cli/sampler_options.hpp"
 #include "core/error.hpp"
+#include "data/design.hpp"
+#include "data/schema.hpp"
 #include "models/glm.hpp"
+#include "models/user_model.hpp"
 #include "privacy/account_rows.hpp"
 #include "privacy/budget.hpp"
 #include "privacy/event_names.hpp"
 #include "privacy/iteration_templates.hpp"
+#include "run/noise_from_budget.hpp"
+#include "run/penalty_reach.hpp"
 #include "run/private_plan.hpp"
 #include "run/private_samplers.hpp"
+#include "run/release_once_job.hpp"
+#include "run/sampler_advice.hpp"
 #include "run/sampler_descriptors.hpp"
 #include "run/sampler_params.hpp"
 
@@ -36,12 +47,18 @@ namespace {
 struct AccountArgs {
   std::string mechanism, sampler, sampling = "none", relation;
   std::string model = "banana-tempered-2d";
+  // A regression family (--model logistic, …): its public schema, priors and dp-nss's pilots,
+  // as `sample` takes them (--sigma is linear's and normal's known σ there); no rows are read.
+  std::string schema;
+  std::vector<std::string> priors;
+  std::optional<double> pilot_share;
+  std::optional<std::uint64_t> pilot_releases;
   double sensitivity = 1.0, sigma = 0.0, q = 1.0;
   std::uint64_t compositions = 1;
   std::optional<double> epsilon, delta;
   std::optional<std::size_t> n;
   std::optional<std::uint64_t> iterations;
-  int chains = 1;
+  std::optional<int> chains;  // default 1 for a preset, `sample`'s 4 for a regression family
   SamplerOptionValues sampler_options;
   std::vector<std::string> accountants;
   std::optional<double> pld_interval, pld_tail_mass;
@@ -137,34 +154,83 @@ struct SamplerTemplate {
   std::vector<PrivacyEvent> per_iteration;
   std::size_t n = 0, coordinates = 1;
   double delta = 0.0;
+  // A regression family's penalty or DP HMC run: its noise multiplier and clip, for the reach
+  // of its chains (run/penalty_reach.hpp).
+  std::optional<GlmSpec> glm;
+  std::optional<std::pair<double, double>> noise_and_clip;
+  bool noise_follows_budget = false;
 };
+
+bool is_family(const std::string& model) {
+  const auto& families = glm_family_names();
+  return std::find(families.begin(), families.end(), model) != families.end();
+}
+
+// A regression family from its public schema and row count, as `sample` builds it from the rows
+// (run/sample_job.cpp), with nothing read but the schema.
+UserModel family_model(const AccountArgs& a) {
+  if (a.schema.empty() || !a.n)
+    throw UsageError(fmt::format(
+        "--model '{}' is a regression family: give its public --schema FILE and the row count "
+        "--n N (the noise and iterations follow them and the budget; no rows are read)",
+        a.model));
+  if (*a.n < 1) throw UsageError("--n: expected the number of data rows >= 1, got 0");
+  const DataSchema schema = load_schema(a.schema);
+  const std::optional<double> sigma = a.sigma > 0.0 ? std::optional<double>(a.sigma) : std::nullopt;
+  const UserModelSpec spec{a.model, a.schema, "", a.priors, sigma, {}, {}};
+  UserModel user =
+      make_user_model(spec, schema, std::make_shared<const Design>(empty_design(schema)));
+  user.preset.n = *a.n;
+  user.preset.delta = 0.1 / static_cast<double>(*a.n);
+  user.preset.samplers = user_model_sampler_defaults(user.glm, *a.n, user.preset.dim);
+  return user;
+}
+
+int chains_of(const AccountArgs& a) {
+  const int chains = a.chains.value_or(is_family(a.model) ? 4 : 1);
+  if (chains < 1) throw UsageError(fmt::format("--chains: expected >= 1, got {}", chains));
+  return chains;
+}
 
 SamplerTemplate sampler_template(const AccountArgs& a) {
   const SamplerDescriptor* entry = &iterated_private_sampler(a.sampler, "account");
-  const auto& families = glm_family_names();
-  if (std::find(families.begin(), families.end(), a.model) != families.end()) {
-    // find_preset's message would send the user to --schema and --data, which account does not
-    // take (run/noise_from_budget.hpp: the family's noise follows the schema, n and the budget).
-    throw UsageError(fmt::format(
-        "--model '{}': account plans with a preset's sampler settings (`dpmcmc models`); a "
-        "regression family's noise and iterations follow its schema, its row count and the "
-        "budget, not the rows' values: run `dpmcmc sample --model {} --schema FILE --data FILE "
-        "--epsilon E` on made-up rows of the same count (the plan is on its first lines and in "
-        "report.json) rather than spend real rows' budget to read it",
-        a.model, a.model));
-  }
-  const Preset& preset = find_preset(a.model);
+  const bool family = is_family(a.model);
+  const std::optional<UserModel> user =
+      family ? std::optional<UserModel>(family_model(a)) : std::nullopt;
+  const Preset& preset = user ? user->preset : find_preset(a.model);
   const auto model = preset.make_model();
   SamplerTemplate t;
   t.n = a.n.value_or(preset.n);
   if (t.n < 1) throw UsageError("--n: expected the number of data rows >= 1, got 0");
-  const auto params =
-      sampler_params(preset, a.sampler, sampler_overrides(a.sampler_options, a.sampler));
-  const PrivateSamplerSetup setup = entry->build_private(a.sampler, params, *model, t.n);
-  t.per_iteration = setup.per_iteration;
-  t.coordinates = release_coordinates(*model, setup);
+  const nlohmann::json overrides = sampler_overrides(a.sampler_options, a.sampler);
+  auto params = sampler_params(preset, a.sampler, overrides);
   t.delta = a.delta.value_or(default_delta(preset, t.n, true));
   check_delta_option(t.delta, "--delta");
+  if (user) {
+    // A user model's default noise follows its budget, as in `sample` (run/noise_from_budget.hpp).
+    const auto scaled = [&](double epsilon) {
+      return noise_from_budget(*entry, a.sampler, params, overrides, *model, t.n,
+                               {epsilon, t.delta}, chains_of(a), kBudgetTargetIterations);
+    };
+    if (a.epsilon) {
+      const nlohmann::json given = params;
+      params = scaled(*a.epsilon);
+      t.noise_follows_budget = params != given;
+    } else if (scaled(1.0) != params) {
+      throw UsageError(fmt::format(
+          "--iterations: sampler '{}' on model '{}' scales its noise to the budget, so the cost "
+          "of k iterations depends on epsilon; give --epsilon (the iterations it allows), or fix "
+          "the noise with the sampler's options (`dpmcmc sample --help`)",
+          a.sampler, a.model));
+    }
+  }
+  const PrivateSamplerSetup setup = entry->build_private(a.sampler, params, *model, t.n);
+  if (user) {
+    t.glm = user->glm;
+    t.noise_and_clip = penalty_noise_and_clip(a.sampler, params, t.n);
+  }
+  t.per_iteration = setup.per_iteration;
+  t.coordinates = release_coordinates(*model, setup);
   return t;
 }
 
@@ -186,31 +252,37 @@ void print_plan_rows(const std::vector<PlanRow>& rows) {
 // "How many iterations does (ε, δ) allow": the planner's answer and every accountant's, at the
 // accountants' share of δ (the rest is the discrete noise's, run/private_plan.hpp).
 void run_sampler_budget(const AccountArgs& a, const SamplerTemplate& t) {
-  if (a.chains < 1) throw UsageError(fmt::format("--chains: expected >= 1, got {}", a.chains));
+  const int chains = chains_of(a);
   const AccountantOptions options = accountant_options(a);
-  const PrivateRunPlan plan = plan_private_run({*a.epsilon, t.delta}, t.per_iteration, a.chains,
+  const PrivateRunPlan plan = plan_private_run({*a.epsilon, t.delta}, t.per_iteration, chains,
                                                a.accountants, options, t.coordinates);
   const auto rows =
       plan_rows({*a.epsilon, plan.accountant_delta}, t.per_iteration, a.accountants, options);
-  if (give_json(a, {{"sampler", a.sampler},
-                    {"model", a.model},
-                    {"n", t.n},
-                    {"budget", {{"epsilon", *a.epsilon}, {"delta", t.delta}}},
-                    {"delta_accountants", plan.accountant_delta},
-                    {"delta_discretisation", plan.discretisation_delta},
-                    {"planned_by", plan.tightest.best.accountant},
-                    {"iterations_allowed", plan.tightest.best.iterations},
-                    {"iterations_per_chain", plan.split.per_chain},
-                    {"accountants", plan_rows_to_json(rows)}}))
-    return;
+  std::optional<PenaltyReach> reach;
+  if (t.glm && t.noise_and_clip && !plan.split.per_chain.empty())
+    reach = penalty_reach(plan.split.per_chain.front(), t.noise_and_clip->first,
+                          t.noise_and_clip->second, *t.glm, t.n, t.noise_follows_budget);
+  nlohmann::json out{{"sampler", a.sampler},
+                     {"model", a.model},
+                     {"n", t.n},
+                     {"budget", {{"epsilon", *a.epsilon}, {"delta", t.delta}}},
+                     {"delta_accountants", plan.accountant_delta},
+                     {"delta_discretisation", plan.discretisation_delta},
+                     {"planned_by", plan.tightest.best.accountant},
+                     {"iterations_allowed", plan.tightest.best.iterations},
+                     {"iterations_per_chain", plan.split.per_chain},
+                     {"accountants", plan_rows_to_json(rows)}};
+  if (reach) out["reach"] = reach_json(*reach);
+  if (give_json(a, out)) return;
   fmt::print(
       "{} on {} (n = {}): iterations allowed by (epsilon {:g}, delta {:g}); the accountants "
       "use delta {:.6g}, the discrete noise adds {:.3g}\n",
       a.sampler, a.model, t.n, *a.epsilon, t.delta, plan.accountant_delta,
       plan.discretisation_delta);
   print_plan_rows(rows);
-  fmt::print("`sample` with {} chain(s) runs {} iteration(s) per chain (planned by {})\n", a.chains,
+  fmt::print("`sample` with {} chain(s) runs {} iteration(s) per chain (planned by {})\n", chains,
              fmt::join(plan.split.per_chain, ", "), plan.tightest.best.accountant);
+  if (reach) fmt::print("reach: {}\n", describe_reach(*reach, chains));
 }
 
 // "What does k iterations cost": ε at the accountants' share of δ, per accountant.
@@ -253,7 +325,93 @@ void run_sampler_iterations(const AccountArgs& a, const SamplerTemplate& t) {
   }
 }
 
+// dp-nss (run/release_once_job.hpp): what the budget buys is the noise of its releases, not
+// iterations; the chains that follow are free. The plan is the job's, and the expected posterior
+// sd beside the rows' is `advise`'s.
+void run_release_once(const AccountArgs& a) {
+  if (!a.epsilon)
+    throw UsageError(fmt::format(
+        "--sampler {}: releases the sufficient statistics once and then samples for free: give "
+        "--epsilon (the noise it buys), not --iterations",
+        kReleaseOnceSampler));
+  if (!is_family(a.model))
+    throw UsageError(fmt::format(
+        "--sampler {}: releases a regression family's sufficient statistics; give --model "
+        "linear, normal, logistic or poisson with --schema and --n (`dpmcmc advise` ranks the "
+        "samplers for them)",
+        kReleaseOnceSampler));
+  const UserModel user = family_model(a);
+  if (!has_released_statistic(user.glm.family, user.design->intercept))
+    throw UsageError(fmt::format(
+        "--sampler {}: model '{}' has no released statistic here (`dpmcmc advise` ranks the "
+        "samplers that fit it)",
+        kReleaseOnceSampler, a.model));
+  const Budget budget{*a.epsilon, a.delta.value_or(0.1 / static_cast<double>(*a.n))};
+  check_delta_option(budget.delta, "--delta");
+  const ReleaseOncePlan planned = plan_release_once(user.glm, *a.n, budget, a.pilot_releases,
+                                                    a.pilot_share, a.accountants, nullptr);
+  const PrivateRunPlan& plan = planned.plan;
+  const auto rows =
+      account_rows(plan.per_iteration, AccountQuery::epsilon_at(plan.accountant_delta),
+                   a.accountants, accountant_options(a));
+  const auto advice = advise_samplers(user.glm, user.design->intercept, *a.n, budget);
+  nlohmann::json expected = nlohmann::json::object();
+  for (const auto& s : advice) {
+    if (s.sampler != kReleaseOnceSampler) continue;
+    for (const auto& [name, r] : s.expected_sd_ratio) expected[name] = r;
+  }
+  if (give_json(
+          a, {{"sampler", a.sampler},
+              {"model", a.model},
+              {"n", *a.n},
+              {"budget", {{"epsilon", budget.epsilon}, {"delta", budget.delta}}},
+              {"delta_accountants", plan.accountant_delta},
+              {"delta_discretisation", plan.discretisation_delta},
+              {"planned_by", plan.tightest.best.accountant},
+              {"pilot_releases", planned.pilots},
+              {"pilot_share",
+               planned.pilots > 0 ? nlohmann::json(planned.share) : nlohmann::json(nullptr)},
+              {"noise_multiplier_pilot",
+               planned.pilots > 0 ? nlohmann::json(planned.noise.pilot) : nlohmann::json(nullptr)},
+              {"noise_multiplier_final", planned.noise.final},
+              {"expected_sd_ratio", expected},
+              {"accountants", account_rows_to_json(rows)}}))
+    return;
+  fmt::print(
+      "{} on {} (n = {}, schema {}): epsilon {:g}, delta {:g} buy {} pilot release(s){} and the "
+      "final release, noise multiplier {:.4g} (sd over sensitivity); the chains that follow are "
+      "post-processing and free\n",
+      a.sampler, a.model, *a.n, a.schema, budget.epsilon, budget.delta, planned.pilots,
+      planned.pilots > 0 ? fmt::format(" (share {:g} of the budget, noise multiplier {:.4g} each)",
+                                       planned.share, planned.noise.pilot)
+                         : std::string(),
+      planned.noise.final);
+  fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", "accountant", "bound", "epsilon spent", "seconds",
+             "");
+  for (const auto& r : rows) {
+    if (!r.ok) {
+      fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", r.accountant, to_string(r.bound), "-", "-",
+                 r.message);
+      continue;
+    }
+    fmt::print("{:<22} {:<12} {:>16} {:>10.4f}  {}\n", r.accountant, to_string(r.bound),
+               number(r.epsilon), r.seconds, r.message);
+  }
+  if (!expected.empty()) {
+    std::vector<std::string> cells;
+    for (const auto& [name, r] : expected.items())
+      cells.push_back(fmt::format("{} {:.2f}", name, r.get<double>()));
+    fmt::print(
+        "expected posterior sd over the rows' posterior sd (`dpmcmc advise`, at beta = 0): {}\n",
+        fmt::join(cells, ", "));
+  }
+}
+
 void run_sampler(const AccountArgs& a) {
+  if (a.sampler == kReleaseOnceSampler) {
+    run_release_once(a);
+    return;
+  }
   if (a.iterations.has_value() == a.epsilon.has_value()) {
     throw UsageError(
         "account --sampler: give --epsilon (iterations a budget allows) or --iterations (epsilon "
@@ -279,7 +437,9 @@ void add_account_options(CLI::App* cmd, AccountArgs* a) {
                                               fmt::join(names, ", ")));
   mech->excludes(sampler);
   cmd->add_option("--sensitivity", a->sensitivity, "L2 sensitivity Delta")->capture_default_str();
-  cmd->add_option("--sigma", a->sigma, "Noise standard deviation sigma");
+  cmd->add_option("--sigma", a->sigma,
+                  "Noise standard deviation sigma (--mechanism); with --sampler on the linear "
+                  "or normal family, a known sigma as in `sample`");
   cmd->add_option("--compositions", a->compositions, "Number of identical releases")
       ->capture_default_str();
   cmd->add_option("--sampling", a->sampling, "none, poisson or without-replacement")
@@ -295,11 +455,21 @@ void add_account_options(CLI::App* cmd, AccountArgs* a) {
                   "the preset's at its n, else 0.1/n)");
   cmd->add_option("--model", a->model,
                   "sampler: model preset whose defaults fill the sampler's "
-                  "hyperparameters (see `dpmcmc models`)")
+                  "hyperparameters (see `dpmcmc models`), or a regression family (logistic, "
+                  "probit, poisson, linear, normal) with --schema and --n")
       ->capture_default_str();
   cmd->add_option("--n", a->n, "sampler: number of data rows (default: the preset's n)");
-  cmd->add_option("--chains", a->chains, "sampler: chains sharing the budget")
-      ->capture_default_str();
+  cmd->add_option("--chains", a->chains,
+                  "sampler: chains sharing the budget (default 1; a regression family 4, as "
+                  "`sample`)");
+  cmd->add_option("--schema", a->schema,
+                  "sampler, --model a regression family: its public schema (JSON); no rows are "
+                  "read");
+  cmd->add_option("--prior", a->priors, "sampler, regression family: priors, as for `sample`");
+  cmd->add_option("--pilot-releases", a->pilot_releases,
+                  "dp-nss: pilot releases (default: as `sample` chooses them)");
+  cmd->add_option("--pilot-share", a->pilot_share,
+                  "dp-nss: the pilots' share of the budget (default 0.3)");
   cmd->add_option("--iterations", a->iterations,
                   "sampler: total iterations whose epsilon to compute (instead of --epsilon)");
   add_sampler_options(*cmd, a->sampler_options);

@@ -24,11 +24,14 @@ struct AdviseArgs {
   double epsilon = 0.0;
   std::optional<double> delta, sigma;
   std::vector<std::string> priors;
+  int chains = 4;
   bool json = false;
 };
 
 void run_advise(const AdviseArgs& a) {
   if (a.n == 0) throw UsageError("--n: expected the number of rows (public), at least 1");
+  if (a.chains < 1)
+    throw UsageError(fmt::format("--chains: expected at least 1, got {}", a.chains));
   check_epsilon_option(a.epsilon, "--epsilon");
   const Budget budget{a.epsilon, a.delta.value_or(0.1 / static_cast<double>(a.n))};
   check_delta_option(budget.delta, "--delta");
@@ -36,13 +39,14 @@ void run_advise(const AdviseArgs& a) {
   UserModelSpec spec{a.model, a.schema, "", a.priors, a.sigma, {}, {}};
   const UserModel user =
       make_user_model(spec, schema, std::make_shared<const Design>(empty_design(schema)));
-  const auto advice = advise_samplers(user.glm, schema.intercept, a.n, budget);
+  const auto advice = advise_samplers(user.glm, schema.intercept, a.n, budget, a.chains);
   if (a.json) {
     fmt::print("{}\n", nlohmann::json{{"model", a.model},
                                       {"schema", a.schema},
                                       {"n", a.n},
                                       {"epsilon", budget.epsilon},
                                       {"delta", budget.delta},
+                                      {"chains", a.chains},
                                       {"samplers", advice_json(advice)}}
                            .dump(2));
     return;
@@ -83,6 +87,7 @@ void add_advise_command(CLI::App& app) {
   cmd->add_option("--delta", a->delta, "delta (default 0.1/n)");
   cmd->add_option("--sigma", a->sigma, "linear, normal: a known sigma");
   cmd->add_option("--prior", a->priors, "Priors, as for `sample`");
+  cmd->add_option("--chains", a->chains, "The chains that will share the budget (default 4)");
   cmd->add_flag("--json", a->json, "The advice as JSON");
   cmd->footer(
       "The ranking and its reasons come from measurements on simulated and real regressions "

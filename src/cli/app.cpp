@@ -22,6 +22,7 @@ int run(int argc, char** argv) {
   add_simulate_command(app);
   add_sample_command(app);
   add_advise_command(app);
+  add_predict_command(app);
   add_summary_command(app);
   add_plot_command(app);
   add_account_command(app);

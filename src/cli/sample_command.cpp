@@ -41,6 +41,30 @@ std::string ledger_line(const nlohmann::json& ledger) {
       spent["composition"].get<std::string>());
 }
 
+// A user regression's coefficients per unit of its features (models/original_units.hpp): the
+// posterior median and 90 % interval, and exp(slope) for logistic (odds ratio) and poisson.
+void print_original_units(const nlohmann::json& report) {
+  const auto summary = report.find("summary");
+  if (summary == report.end() || !summary->is_object() || !summary->contains("original_units"))
+    return;
+  fmt::print("per unit of the schema's features (median [5 %, 95 %]):\n");
+  const auto cell = [](const nlohmann::json& s) {
+    return fmt::format("{:.4g} [{:.4g}, {:.4g}]", s["q50"].get<double>(), s["q5"].get<double>(),
+                       s["q95"].get<double>());
+  };
+  for (const auto& row : (*summary)["original_units"]) {
+    std::string ratio;
+    for (const char* key : {"odds_ratio", "rate_ratio"}) {
+      if (row.contains(key))
+        ratio =
+            fmt::format("   {} {}", key == std::string("odds_ratio") ? "odds ratio" : "rate ratio",
+                        cell(row[key]));
+    }
+    fmt::print("  {:<20} {}{}\n", row["name"].get<std::string>(), cell(row), ratio);
+  }
+  fmt::print("\n");
+}
+
 void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
   const auto& r = out.run;
   if (!spec.sampler_choice.is_null()) {
@@ -114,6 +138,7 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
     fmt::print("privacy: none (non-private baseline sampler)\n\n");
   }
   if (!out.summary.parameters.empty()) fmt::print("{}\n", format_summary(out.summary));
+  print_original_units(out.report);
   if (!out.warnings.empty()) fmt::print("{}\n", format_warnings(out.warnings));
   // A private run's accuracy against the exact posterior and its timings are computed from the
   // private rows without noise: printed with the curator's label (docs/architecture.md).

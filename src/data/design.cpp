@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -128,6 +129,8 @@ Layout layout(const DataSchema& schema, Design& d) {
   if (schema.intercept) {
     d.coefficient_names.push_back("intercept");
     d.column_bounds.push_back(1.0);
+    d.column_scale.push_back(1.0);
+    d.column_shift.push_back(0.0);
     r2 += 1.0;
   }
   for (const ColumnSchema& c : schema.columns) {
@@ -146,6 +149,8 @@ Layout layout(const DataSchema& schema, Design& d) {
       for (std::size_t k = skip; k < c.levels.size(); ++k) {
         d.coefficient_names.push_back(stan_name(c.name + "_" + c.levels[k]));
         d.column_bounds.push_back(1.0);
+        d.column_scale.push_back(1.0);
+        d.column_shift.push_back(0.0);
       }
       r2 += 1.0;
     } else {
@@ -153,6 +158,9 @@ Layout layout(const DataSchema& schema, Design& d) {
       const bool scaled = c.rescale && c.type != ColumnType::binary;
       const double b = scaled ? 1.0 : std::max(std::abs(c.low), std::abs(c.high));
       d.column_bounds.push_back(b);
+      const double half = 0.5 * (c.high - c.low);
+      d.column_scale.push_back(scaled ? 1.0 / half : 1.0);
+      d.column_shift.push_back(scaled ? -0.5 * (c.low + c.high) / half : 0.0);
       r2 += b * b;
     }
     l.features.push_back(e);
@@ -190,24 +198,10 @@ std::vector<std::string> design_columns(std::size_t p) {
   return names;
 }
 
-}  // namespace
+enum class Rows { fit, score };
 
-nlohmann::json DesignReport::to_json() const {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& c : columns)
-    out.push_back({{"column", c.name}, {"clipped", c.clipped}, {"imputed", c.imputed}});
-  return {{"curator_only", "counts computed from the private rows without noise"},
-          {"columns", out}};
-}
-
-Design empty_design(const DataSchema& schema) {
-  Design d;
-  layout(schema, d);
-  d.data.columns = design_columns(d.coefficient_names.size());
-  return d;
-}
-
-Design parse_design(std::string_view text, const std::string& source, const DataSchema& schema) {
+Design parse_rows(std::string_view text, const std::string& source, const DataSchema& schema,
+                  Rows rows) {
   Design d;
   Layout l = layout(schema, d);
   CsvRecords records(text, source);
@@ -228,7 +222,9 @@ Design parse_design(std::string_view text, const std::string& source, const Data
     e.csv_index = static_cast<std::size_t>(it - header.begin());
   };
   for (auto& e : l.features) locate(e);
-  locate(l.target);
+  const bool has_target = rows == Rows::fit || std::find(header.begin(), header.end(),
+                                                         l.target.col->name) != header.end();
+  if (has_target) locate(l.target);
 
   const std::size_t p = d.coefficient_names.size();
   std::vector<double> values;  // row-major while reading; n is not known in advance
@@ -258,11 +254,13 @@ Design parse_design(std::string_view text, const std::string& source, const Data
         values[base + e.first] = v;
       }
     }
-    values[base + p] = l.target.value(cells[l.target.csv_index], where(l.target), d.report);
+    values[base + p] = has_target
+                           ? l.target.value(cells[l.target.csv_index], where(l.target), d.report)
+                           : std::numeric_limits<double>::quiet_NaN();
     ++n;
   }
   if (n == 0) throw DataError(fmt::format("{}: a header but no data rows", source));
-  if (p > n)
+  if (rows == Rows::fit && p > n)
     throw DataError(
         fmt::format("{}: {} rows for {} coefficients ({}); a regression needs at least "
                     "as many rows as coefficients",
@@ -275,6 +273,31 @@ Design parse_design(std::string_view text, const std::string& source, const Data
   d.data.columns = design_columns(p);
   d.data.source = source;
   return d;
+}
+
+}  // namespace
+
+nlohmann::json DesignReport::to_json() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : columns)
+    out.push_back({{"column", c.name}, {"clipped", c.clipped}, {"imputed", c.imputed}});
+  return {{"curator_only", "counts computed from the private rows without noise"},
+          {"columns", out}};
+}
+
+Design empty_design(const DataSchema& schema) {
+  Design d;
+  layout(schema, d);
+  d.data.columns = design_columns(d.coefficient_names.size());
+  return d;
+}
+
+Design parse_design(std::string_view text, const std::string& source, const DataSchema& schema) {
+  return parse_rows(text, source, schema, Rows::fit);
+}
+
+Design parse_new_rows(std::string_view text, const std::string& source, const DataSchema& schema) {
+  return parse_rows(text, source, schema, Rows::score);
 }
 
 Design load_design(const std::filesystem::path& csv, const DataSchema& schema) {

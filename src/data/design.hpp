@@ -39,8 +39,12 @@ struct Design {
   std::vector<std::string>
       coefficient_names;  // one per x column: "intercept", "age", "region_south" (Stan names)
   std::vector<double> column_bounds;  // B_j ≥ |x_ij|, public
-  double row_norm_bound = 0.0;        // R ≥ ‖x_i‖₂, public
-  double y_low = 0.0, y_high = 1.0;   // the target's declared bounds
+  // Column j of the design from the schema feature's value v in its own units:
+  // x_ij = column_scale[j]·v + column_shift[j] (1 and 0 for the intercept, binary, one-hot and
+  // unrescaled columns; 2/(high − low) and −(low + high)/(high − low) for a rescaled one). Public.
+  std::vector<double> column_scale, column_shift;
+  double row_norm_bound = 0.0;       // R ≥ ‖x_i‖₂, public
+  double y_low = 0.0, y_high = 1.0;  // the target's declared bounds
   bool intercept = true;
   DesignReport report;  // curator-only counts
 };
@@ -53,5 +57,8 @@ Design empty_design(const DataSchema& schema);
 // without "impute", no data rows. NoInputError (66) when the file cannot be read.
 Design load_design(const std::filesystem::path& csv, const DataSchema& schema);
 Design parse_design(std::string_view text, const std::string& source, const DataSchema& schema);
+// New rows to score with a fitted model (`dpmcmc predict`): as parse_design, but the target
+// column may be absent (then y is NaN) and any number of rows ≥ 1 is accepted.
+Design parse_new_rows(std::string_view text, const std::string& source, const DataSchema& schema);
 
 }  // namespace dpmcmc

@@ -169,6 +169,7 @@ DataSchema parse_schema(const json& doc, const std::string& source) {
   }
   DataSchema s;
   s.source = source;
+  s.document = doc;
   if (doc.contains("intercept")) {
     if (!doc.at("intercept").is_boolean()) r.fail("intercept", "expected true or false");
     s.intercept = doc.at("intercept").get<bool>();

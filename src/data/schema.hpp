@@ -54,7 +54,8 @@ struct ColumnSchema {
 struct DataSchema {
   std::vector<ColumnSchema> columns;
   bool intercept = true;
-  std::string source;  // the file, for messages
+  std::string source;       // the file, for messages
+  nlohmann::json document;  // as read: the run report keeps it, so new rows can be scored
 
   const ColumnSchema& target() const;
   std::vector<const ColumnSchema*> features() const;

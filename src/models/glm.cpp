@@ -236,24 +236,38 @@ Dataset GlmModel::simulate(const Vec& theta, std::size_t n, Rng& rng) const {
     if (norm > room) d.x.row(i).segment(first, p - first) *= room / norm;
     const double z = d.x.row(i).head(p).dot(theta.head(p));
     double y = 0.0;
+    const double mean = glm_mean(spec_.family, z);
     switch (spec_.family) {
       case GlmFamily::logistic:
-        y = rng.bernoulli(logistic(z)) ? 1.0 : 0.0;
-        break;
       case GlmFamily::probit:
-        y = rng.bernoulli(std::exp(log_ndtr(z))) ? 1.0 : 0.0;
+        y = rng.bernoulli(mean) ? 1.0 : 0.0;
         break;
       case GlmFamily::poisson:
-        y = static_cast<double>(poisson_variate(rng, std::exp(z)));
+        y = static_cast<double>(poisson_variate(rng, mean));
         break;
       case GlmFamily::linear:
       case GlmFamily::normal:
-        y = rng.normal(z, sigma);
+        y = rng.normal(mean, sigma);
         break;
     }
     d.x(i, p) = y;
   }
   return d;
+}
+
+double glm_mean(GlmFamily family, double z) {
+  switch (family) {
+    case GlmFamily::logistic:
+      return logistic(z);
+    case GlmFamily::probit:
+      return std::exp(log_ndtr(z));
+    case GlmFamily::poisson:
+      return std::exp(z);
+    case GlmFamily::linear:
+    case GlmFamily::normal:
+      break;
+  }
+  return z;
 }
 
 LogisticGlmModel::LogisticGlmModel(GlmSpec spec) : GlmModel(std::move(spec)) {}

@@ -97,6 +97,9 @@ class LogisticGlmModel final : public GlmModel, public RatioBound {
 
 std::unique_ptr<GlmModel> make_glm_model(GlmSpec spec);
 
+// The family's mean E[y | z] at the linear predictor z: σ(z), Φ(z), e^z, or z (linear, normal).
+double glm_mean(GlmFamily family, double z);
+
 // L of the family (see above): exact for logistic (1); for the others a public guess that holds
 // where the fit is reasonable: probit |z| ≤ 3 (φ/Φ at −3 ≈ 3.28), poisson rates up to the target's
 // declared high bound, linear residuals within the target's declared range over σ².

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "data/npy_reader.hpp"
+#include "models/original_units.hpp"
 
 namespace dpmcmc {
 namespace {
@@ -73,15 +75,36 @@ void set_priors(const UserModelSpec& spec, const Design& d, GlmSpec& g) {
 
 }  // namespace
 
-json user_model_sampler_defaults(const GlmSpec& g, std::size_t n, int dim) {
-  const bool gaussian = g.family == GlmFamily::linear || g.family == GlmFamily::normal;
-  const double c = gaussian                         ? g.sigma.value_or(0.25 * (g.y_high - g.y_low))
+namespace {
+
+bool gaussian_family(const GlmSpec& g) {
+  return g.family == GlmFamily::linear || g.family == GlmFamily::normal;
+}
+
+double sigma_guess(const GlmSpec& g) {
+  return g.sigma.value_or(0.25 * (g.y_high - g.y_low));
+}
+
+}  // namespace
+
+double user_model_clip(const GlmSpec& g) {
+  return glm_lipschitz_guess(g) * g.row_norm_bound;
+}
+
+double user_model_sd_floor(const GlmSpec& g, std::size_t n) {
+  const double c = gaussian_family(g)               ? sigma_guess(g)
                    : g.family == GlmFamily::poisson ? 1.0
+                   : g.family == GlmFamily::probit  ? std::sqrt(std::numbers::pi / 2.0)
                                                     : 2.0;
+  return c / std::sqrt(static_cast<double>(n));
+}
+
+json user_model_sampler_defaults(const GlmSpec& g, std::size_t n, int dim) {
+  const double c = gaussian_family(g) ? sigma_guess(g) : g.family == GlmFamily::poisson ? 1.0 : 2.0;
   const double s0 = c / std::sqrt(static_cast<double>(n));
   const double walk = 2.38 * s0 / std::sqrt(static_cast<double>(dim));
   const double one = 2.38 * s0;
-  const double clip = glm_lipschitz_guess(g) * g.row_norm_bound;
+  const double clip = user_model_clip(g);
   const std::string src = "derived from the schema's public bounds and n (models/user_model.hpp)";
   const double batch = static_cast<double>(std::clamp<std::size_t>(n / 10, 1, 1000));
   json s = {
@@ -137,7 +160,7 @@ json user_model_sampler_defaults(const GlmSpec& g, std::size_t n, int dim) {
   // adaptation tunes it). Like the plain penalty it pays per tested move: on small data at ε ≈ 1
   // its chains stay near their start (docs/experiments.md, "Calibration of private linear
   // regression").
-  if (gaussian)
+  if (gaussian_family(g))
     s["dp-penalty-expfam"] = {{"tau", 0.3}, {"alpha", 0.5}, {"proposal_sd", walk}, {"source", src}};
   if (g.family == GlmFamily::logistic) {
     s["tunamh"] = {{"proposal_sd", walk}, {"lambda", 10.0}, {"source", src}};
@@ -241,7 +264,9 @@ UserModel make_user_model(const UserModelSpec& spec, const DataSchema& schema,
                {"parameters", probe->param_names()},
                {"priors", priors},
                {"row_norm_bound", d.row_norm_bound},
-               {"target_bounds", {d.y_low, d.y_high}}};
+               {"target_bounds", {d.y_low, d.y_high}},
+               {"original_units", original_units(d, family).to_json()},
+               {"schema", schema.document}};
   return u;
 }
 

@@ -37,13 +37,14 @@ struct ReleasePlan {
   PrivateRunPlan plan;
   StagedNoise noise;
 };
-ReleasePlan plan_releases(const SampleSpec& spec, const Budget& budget, std::size_t coordinates,
-                          std::uint64_t pilots, double share) {
+ReleasePlan plan_releases(const std::vector<std::string>& accountants, PlanMemo* memo,
+                          const Budget& budget, std::size_t coordinates, std::uint64_t pilots,
+                          double share) {
   const auto plan_at = [&](double z) -> std::optional<PrivateRunPlan> {
     if (!(z > 0.0) || !std::isfinite(z)) return std::nullopt;
     try {
-      return plan_private_run(budget, noisy_statistics_template(z, pilots, share), 1,
-                              spec.accountants, {}, coordinates, spec.plan_memo.get());
+      return plan_private_run(budget, noisy_statistics_template(z, pilots, share), 1, accountants,
+                              {}, coordinates, memo);
     } catch (const ConfigError&) {
       return std::nullopt;
     }
@@ -59,8 +60,8 @@ ReleasePlan plan_releases(const SampleSpec& spec, const Budget& budget, std::siz
         "--sampler {}: no noise level lets the accountants ({}) certify the release{} of the "
         "sufficient statistics within epsilon {:g}, delta {:g}",
         kReleaseOnceSampler,
-        spec.accountants.empty() ? std::string("every certified one")
-                                 : fmt::format("{}", fmt::join(spec.accountants, ", ")),
+        accountants.empty() ? std::string("every certified one")
+                            : fmt::format("{}", fmt::join(accountants, ", ")),
         pilots > 0 ? "s" : "", budget.epsilon, budget.delta));
   while (hi / lo > 1.02) {
     const double mid = std::sqrt(lo * hi);
@@ -81,31 +82,31 @@ struct PilotChoice {
   std::uint64_t releases = 0;
   double share = 0.0;
 };
-PilotChoice pilot_choice(const SampleSpec& spec, const GlmSpec& glm, std::size_t n,
+PilotChoice pilot_choice(std::optional<std::uint64_t> pilot_releases,
+                         std::optional<double> pilot_share, const GlmSpec& glm, std::size_t n,
                          const Budget& budget) {
   const GlmFamily family = glm.family;
-  if (spec.pilot_share && !(*spec.pilot_share > 0.0 && *spec.pilot_share < 1.0))
+  if (pilot_share && !(*pilot_share > 0.0 && *pilot_share < 1.0))
     throw UsageError(
-        fmt::format("--pilot-share: expected a number in (0, 1), got {}", *spec.pilot_share));
+        fmt::format("--pilot-share: expected a number in (0, 1), got {}", *pilot_share));
   if (family != GlmFamily::logistic && family != GlmFamily::poisson) {
-    if (spec.pilot_releases.value_or(0) > 0 || spec.pilot_share)
+    if (pilot_releases.value_or(0) > 0 || pilot_share)
       throw UsageError(fmt::format(
           "--pilot-releases, --pilot-share: model '{}' releases its exact sufficient statistics; "
           "pilot releases centre the expansion of the logistic and poisson likelihoods only",
           to_string(family)));
     return {};
   }
-  if (spec.pilot_releases && *spec.pilot_releases > kMaxPilotReleases)
+  if (pilot_releases && *pilot_releases > kMaxPilotReleases)
     throw UsageError(fmt::format("--pilot-releases: expected 0 to {}, got {}", kMaxPilotReleases,
-                                 *spec.pilot_releases));
-  const std::uint64_t releases =
-      spec.pilot_releases.value_or(default_pilot_releases(glm, n, budget));
+                                 *pilot_releases));
+  const std::uint64_t releases = pilot_releases.value_or(default_pilot_releases(glm, n, budget));
   if (releases == 0) {
-    if (spec.pilot_share)
+    if (pilot_share)
       throw UsageError("--pilot-share: there are no pilot releases (--pilot-releases 0)");
     return {};
   }
-  return {releases, spec.pilot_share.value_or(kDefaultPilotShare)};
+  return {releases, pilot_share.value_or(kDefaultPilotShare)};
 }
 
 // What the chains are given must be valid before the budget is spent on the release.
@@ -281,6 +282,19 @@ std::uint64_t default_pilot_releases(const GlmSpec& glm, std::size_t n, const Bu
   return r > 0.15 ? 2 : 3;
 }
 
+ReleaseOncePlan plan_release_once(const GlmSpec& glm, std::size_t n, const Budget& budget,
+                                  std::optional<std::uint64_t> pilot_releases,
+                                  std::optional<double> pilot_share,
+                                  const std::vector<std::string>& accountants, PlanMemo* memo) {
+  const PilotChoice pilots = pilot_choice(pilot_releases, pilot_share, glm, n, budget);
+  // A centred expansion releases the intercept's Σ u too: one coordinate more.
+  const std::size_t coordinates =
+      static_cast<std::size_t>(RegressionStatistic(glm).stat_dim()) + (pilots.releases > 0 ? 1 : 0);
+  auto [plan, noise] =
+      plan_releases(accountants, memo, budget, coordinates, pilots.releases, pilots.share);
+  return {std::move(plan), noise, pilots.releases, pilots.share};
+}
+
 SampleOutcome run_release_once_job(const SampleSpec& spec) {
   if (!spec.user_model)
     throw UsageError(fmt::format(
@@ -309,14 +323,14 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
 
   const std::shared_ptr<const GlmModel> glm = make_glm_model(user.glm);
   check_chain_options(spec, glm->dim());
-  const PilotChoice pilots = pilot_choice(spec, user.glm, rows.rows(), budget);
+  const ReleaseOncePlan planned =
+      plan_release_once(user.glm, rows.rows(), budget, spec.pilot_releases, spec.pilot_share,
+                        spec.accountants, spec.plan_memo.get());
+  const PrivateRunPlan& plan = planned.plan;
+  const StagedNoise noise = planned.noise;
   // Every statistic released is alive at once: PrivateData caches a statistic's sum by address.
   std::vector<std::unique_ptr<RegressionStatistic>> stats;
   stats.push_back(std::make_unique<RegressionStatistic>(user.glm));
-  // A centred expansion releases the intercept's Σ u too: one coordinate more.
-  const std::size_t coordinates =
-      static_cast<std::size_t>(stats.front()->stat_dim()) + (pilots.releases > 0 ? 1 : 0);
-  auto [plan, noise] = plan_releases(spec, budget, coordinates, pilots.releases, pilots.share);
   // The run is possible: its directory is claimed before anything is written, the key file
   // included (data/directory_lock.hpp; the chains' job below, in this thread, shares the lock).
   const NewOutputDirs new_dirs(spec.out_dir);
@@ -350,8 +364,8 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   json pilot_reports = json::array();
   const auto n_rows = static_cast<double>(rows.rows());
   try {
-    for (std::uint64_t k = 0; k <= pilots.releases; ++k) {
-      const bool pilot = k < pilots.releases;
+    for (std::uint64_t k = 0; k <= planned.pilots; ++k) {
+      const bool pilot = k < planned.pilots;
       made = owner.suff_stat(*stats.back(), pilot ? noise.pilot : noise.final);
       if (!pilot) break;
       const RegressionStatistic& s = *stats.back();
@@ -398,7 +412,7 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   for (const char* key_name : {"iterations_allowed", "iterations_per_chain", "iterations_scheduled",
                                "iterations_unused", "epsilon_of_iterations_allowed"})
     privacy.erase(key_name);
-  privacy["releases_planned"] = 1 + pilots.releases;
+  privacy["releases_planned"] = 1 + planned.pilots;
   json statistic = json::object();
   json sds = json::object();
   for (std::size_t j = 0; j < released.columns.size(); ++j) {
@@ -413,12 +427,12 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
       {"sensitivity", release.sensitivity},
       {"statistic", statistic},
       {"noise_sd", sds}};
-  if (pilots.releases > 0) {
+  if (planned.pilots > 0) {
     privacy["release_once"]["mechanism"] =
         "Gaussian releases of the logistic likelihood's second-order expansion: pilots, each "
         "centred at the estimate of the one before, then the final one the chains read; each "
         "component in units of its declared range; the chains are post-processing";
-    privacy["release_once"]["pilot_share"] = pilots.share;
+    privacy["release_once"]["pilot_share"] = planned.share;
     privacy["release_once"]["pilots"] = pilot_reports;
   }
   SampleSpec chains = spec;
@@ -433,7 +447,7 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   chains.header_overrides = {
       {"sampler", kReleaseOnceSampler}, {"data", data_source}, {"n", std::to_string(rows.rows())}};
   chains.amend_warnings = [&](const Summary& summary, std::vector<ConvergenceWarning>& warnings) {
-    add_release_warnings(summary, user.glm, stat, pilots.releases, warnings);
+    add_release_warnings(summary, user.glm, stat, planned.pilots, warnings);
   };
   chains.amend_report = [&](json& report) {
     report["privacy"] = privacy;
@@ -454,7 +468,7 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
          "data without noise"}};
   };
   SampleOutcome out = run_sample_job(chains);
-  out.plan = std::move(plan);
+  out.plan = plan;
   out.noise_key_created = key.source() == NoiseKey::Source::file_created;
   out.recorded = log;
   out.ledger = ledger.json();

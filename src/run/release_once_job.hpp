@@ -14,10 +14,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "models/glm.hpp"
 #include "privacy/budget.hpp"
+#include "privacy/iteration_templates.hpp"
+#include "run/private_plan.hpp"
 #include "run/sample_job.hpp"
 
 namespace dpmcmc {
@@ -39,6 +43,22 @@ std::vector<double> release_noise_ratios(const GlmSpec& glm, std::size_t n, doub
 std::uint64_t default_pilot_releases(const GlmSpec& glm, std::size_t n, const Budget& budget);
 inline constexpr double kDefaultPilotShare = 0.3;
 inline constexpr std::uint64_t kMaxPilotReleases = 16;
+
+// The plan of the releases for a budget, as the job makes it (and `dpmcmc account --sampler
+// dp-nss` shows it): the pilots (given, or default_pilot_releases) and their share, the noise
+// multipliers of the pilots and of the final release, and the certified planner's plan of them.
+// UsageError for pilots the family does not take or a share outside (0, 1); ConfigError when no
+// noise level plans within the budget.
+struct ReleaseOncePlan {
+  PrivateRunPlan plan;
+  StagedNoise noise;
+  std::uint64_t pilots = 0;
+  double share = 0.0;
+};
+ReleaseOncePlan plan_release_once(const GlmSpec& glm, std::size_t n, const Budget& budget,
+                                  std::optional<std::uint64_t> pilot_releases,
+                                  std::optional<double> pilot_share,
+                                  const std::vector<std::string>& accountants, PlanMemo* memo);
 
 // UsageError unless the spec is a linear, normal, logistic or poisson (with its intercept) user
 // model with --epsilon.

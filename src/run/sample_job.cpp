@@ -11,6 +11,7 @@
 #include "data/npy_reader.hpp"
 #include "io/run_report.hpp"
 #include "models/expfam_model.hpp"
+#include "models/original_units.hpp"
 #include "models/user_model.hpp"
 #include "privacy/event_json.hpp"
 #include "run/csv_draw_sink.hpp"
@@ -20,6 +21,7 @@
 #include "run/ledger_entry.hpp"
 #include "run/noise_from_budget.hpp"
 #include "run/open_files.hpp"
+#include "run/penalty_reach.hpp"
 #include "run/private_job.hpp"
 #include "run/private_samplers.hpp"
 #include "run/release_once_job.hpp"
@@ -258,6 +260,7 @@ struct JobView {
   // A private run whose noise was scaled to its budget (run/noise_from_budget.hpp): a larger ε
   // buys less noise per iteration, not more iterations.
   bool noise_follows_budget;
+  const GlmSpec* glm;  // a user regression's, else null
 };
 
 // The summary and accuracy of the kept draws, and the reports: report.json under --out (what may
@@ -318,6 +321,11 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
       {"chains", chains.chains},
       {"summary", out.summary.parameters.empty() ? json(nullptr) : summary_json(out.summary)}};
   if (!job.preset.details.is_null()) out.report["model"]["details"] = job.preset.details;
+  // A user regression's coefficients per unit of its features too (models/original_units.hpp):
+  // functions of the published draws.
+  if (job.preset.details.contains("original_units") && out.report["summary"].is_object())
+    out.report["summary"]["original_units"] = original_units_summary(
+        OriginalUnits::from_json(job.preset.details["original_units"]), kept.pooled);
   if (!spec.sampler_choice.is_null()) out.report["sampler"]["auto"] = spec.sampler_choice;
   // θ's diagnostics and the acceptance rates are functions of the published draws and accept
   // decisions: the warnings are published too.
@@ -361,6 +369,31 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
             "; or --sampler {}, which spends the budget on one release of the sufficient "
             "statistics, then samples as long as you like",
             kReleaseOnceSampler);
+    }
+  }
+  // The penalty family and DP HMC on a user regression: how far the budget lets a chain move
+  // (run/penalty_reach.hpp), said before the symptoms it explains.
+  if (private_run && job.glm && !run.per_chain.empty()) {
+    const std::size_t n = job.data.data.rows();
+    if (const auto noise = penalty_noise_and_clip(spec.sampler, job.params, n)) {
+      const ChainPlan& plan = run.per_chain.front();
+      const PenaltyReach reach =
+          penalty_reach(plan.warmup + plan.samples, noise->first, noise->second, *job.glm, n,
+                        job.noise_follows_budget);
+      out.report["reach"] = reach_json(reach);
+      if (reach.draws_per_chain < kReachDrawsNeeded)
+        out.warnings.insert(
+            out.warnings.begin(),
+            {"reach", "sampler", reach.draws_per_chain, kReachDrawsNeeded,
+             describe_reach(reach, run.chains),
+             fmt::format("{}`dpmcmc advise` ranks the samplers for your n and budget; for "
+                         "this sampler the draws grow as n, as 1/--chains and as the square of "
+                         "the budget's Gaussian mu (a larger --epsilon)",
+                         job.release_once_fits
+                             ? fmt::format("--sampler {}, which spends the budget on one "
+                                           "release and then samples freely; ",
+                                           kReleaseOnceSampler)
+                             : std::string())});
     }
   }
   if (spec.amend_warnings) spec.amend_warnings(out.summary, out.warnings);
@@ -570,7 +603,7 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   report_job(
       {spec, preset, *model, data, params, run, priv ? &*priv : nullptr, columns, curator, files,
        data_seed, user && has_released_statistic(user->glm.family, user->design->intercept),
-       noise_follows_budget},
+       noise_follows_budget, user ? &user->glm : nullptr},
       timings, out);
   // Outputs written: a completed run has nothing left to resume.
   if (out.checkpoint_dir && out.run.complete()) {

@@ -16,8 +16,9 @@
 //     posterior means landed within 0.1–0.3 posterior sds at every ε from 0.5 to 4; its step
 //     bias makes linear regression's σ far too small (22–237 sds), so it is not offered there.
 //  3. the penalty family and dp-hmc start at 0 on a user model and their budget bounds the sum
-//     of squared moves: their chains hardly leave the start (R-hat 2.8–4.5 at n = 2000 to
-//     200 000), so they are listed as not recommended.
+//     of squared moves (run/penalty_reach.hpp, which the reasons quote in numbers): their chains
+//     hardly leave the start (R-hat 2.8–4.5 at n = 2000 to 200 000), so they are listed as not
+//     recommended.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +29,7 @@
 
 #include "models/glm.hpp"
 #include "privacy/budget.hpp"
+#include "run/penalty_reach.hpp"
 
 namespace dpmcmc {
 
@@ -37,13 +39,16 @@ struct SamplerAdvice {
   std::vector<std::string> reasons;
   // dp-nss: the expected posterior sd over the rows' posterior sd, per coefficient (β = 0).
   std::vector<std::pair<std::string, double>> expected_sd_ratio;
+  // The penalty family and dp-hmc: how far the budget lets a chain move.
+  std::optional<PenaltyReach> reach;
 };
 
 // The ranking, best first. `n` and `budget` inform the reasons only (the order is the family's);
-// none: the ranking without numbers (`sample --sampler auto` before the rows are read).
+// none: the ranking without numbers (`sample --sampler auto` before the rows are read). `chains`:
+// how many chains share the budget.
 std::vector<SamplerAdvice> advise_samplers(const GlmSpec& glm, bool intercept,
                                            std::optional<std::size_t> n,
-                                           std::optional<Budget> budget);
+                                           std::optional<Budget> budget, int chains = 4);
 
 nlohmann::json advice_json(const std::vector<SamplerAdvice>& advice);
 

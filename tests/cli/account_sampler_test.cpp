@@ -69,6 +69,61 @@ TEST(CliAccountSampler, AnswersWhatSampleSchedulesForEveryPrivateSampler) {
   for (const auto& c : kPrivateCases) compare(c);
 }
 
+// A regression family from its schema and n alone (no rows): an iterated sampler's plan, whose
+// noise follows the budget, and dp-nss's releases equal what `sample` then runs on rows of that
+// count (the example patients, a logistic model).
+TEST(CliAccountSampler, AnswersWhatSampleRunsForARegressionFamily) {
+  const auto dir = scratch_dir("account-family");
+  const auto data = dir / "patients.csv";
+  ASSERT_EQ(simulate_patients(data, 3000), 0);
+  const std::string schema = " --model logistic --schema " + std::string(DPMCMC_SOURCE_DIR) +
+                             "/examples/patients/patients.json";
+  for (const std::string sampler : {"dp-penalty", "dp-nss"}) {
+    SCOPED_TRACE(sampler);
+    const auto s =
+        run_cli("sample --sampler " + sampler + schema + " --data " + data.string() +
+                    " --epsilon 1 --seed 3 --quiet --noise-key-file " +
+                    test_noise_key_file().string() + " --out " + (dir / sampler).string(),
+                dir);
+    ASSERT_EQ(s.exit_code, 0) << s.err;
+    const json report = json::parse(slurp(dir / sampler / "report.json"))["privacy"];
+    const auto a =
+        run_cli("account --sampler " + sampler + schema + " --n 3000 --epsilon 1 --json", dir);
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    const json plan = json::parse(a.out);
+    EXPECT_EQ(plan["budget"]["delta"], report["budget"]["delta"]);
+    EXPECT_EQ(plan["planned_by"], report["planned_by"]);
+    if (sampler == "dp-nss") {
+      const json& once = report["release_once"];
+      EXPECT_EQ(plan["noise_multiplier_final"], once["noise_multiplier"]);
+      const auto pilots = once.contains("pilots") ? once["pilots"].size() : 0u;
+      EXPECT_EQ(plan["pilot_releases"], pilots);
+      if (pilots > 0) {
+        EXPECT_EQ(plan["noise_multiplier_pilot"], once["pilots"][0]["noise_multiplier"]);
+      }
+      ASSERT_FALSE(plan["expected_sd_ratio"].empty());
+      // ε per accountant of the planned releases, as the report's planned ε.
+      for (const auto& row : report["accountants"]) {
+        if (!row.contains("planned_epsilon")) continue;
+        for (const auto& r : plan["accountants"]) {
+          if (r["accountant"] != row["accountant"] || !r["ok"].get<bool>()) continue;
+          EXPECT_NEAR(r["epsilon"].get<double>(), row["planned_epsilon"].get<double>(),
+                      1e-9 * row["planned_epsilon"].get<double>());
+        }
+      }
+    } else {
+      EXPECT_EQ(plan["iterations_allowed"], report["iterations_allowed"]);
+      EXPECT_EQ(plan["iterations_per_chain"], report["iterations_per_chain"]);
+    }
+  }
+  // The noise of a family's iterated sampler follows the budget: --iterations alone has no
+  // answer, and says why.
+  const auto k =
+      run_cli("account --sampler dp-penalty" + schema + " --n 3000 --iterations 10", dir);
+  EXPECT_EQ(k.exit_code, 64) << k.err;
+  EXPECT_NE(k.err.find("give --epsilon"), std::string::npos) << k.err;
+}
+
 TEST(CliAccountSampler, RefusesWhatItCannotAnswer) {
   const auto dir = scratch_dir("account-sampler-bad");
   for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
@@ -79,9 +134,9 @@ TEST(CliAccountSampler, RefusesWhatItCannotAnswer) {
            {"account --sampler dp-penalty --epsilon 1 --tau -1", "--tau"},
            {"account --sampler dp-penalty --epsilon 1 --chains 0", "--chains"},
            {"account --sampler dp-penalty --model nope --epsilon 1", "nope"},
-           // A family's plan follows its schema, which account does not take: the message says
-           // how to read the plan, and no longer names options account does not have.
-           {"account --sampler dp-penalty --model logistic --epsilon 1", "made-up rows"}}) {
+           // A family's plan follows its schema and row count: both are asked for.
+           {"account --sampler dp-penalty --model logistic --epsilon 1", "--n N"},
+           {"account --sampler dp-nss --model banana-tempered-2d --epsilon 1", "--schema"}}) {
     const auto r = run_cli(args, dir);
     EXPECT_EQ(r.exit_code, 64) << args << ": " << r.err;  // every case is a bad option value
     EXPECT_NE(r.err.find(needle), std::string::npos) << args << ": " << r.err;

@@ -29,7 +29,9 @@ TEST(CliAdvise, RanksFromTheSchemaAloneAndAutoRunsTheFirstChoice) {
   // probit has no released statistic: dp-nss is not offered.
   r = run_cli("advise --model probit --schema " + kPatients + " --n 20000 --epsilon 1 --json", dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& s : nlohmann::json::parse(r.out)["samplers"]) EXPECT_NE(s["sampler"], "dp-nss");
+  // (the parsed document outlives the loop: a range-for over a temporary's member would not)
+  const auto probit = nlohmann::json::parse(r.out);
+  for (const auto& s : probit["samplers"]) EXPECT_NE(s["sampler"], "dp-nss");
   r = run_cli("advise --model logistic --schema " + kPatients + " --n 0 --epsilon 1", dir);
   EXPECT_EQ(r.exit_code, 64) << r.err;
 
@@ -90,6 +92,41 @@ TEST(CliAdvise, APrivateRunIsNeverToldToPassIter) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("more iterations (--iter"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the run was private (sampler dp-penalty)"), std::string::npos) << r.out;
+}
+
+// The penalty family's reach (run/penalty_reach.hpp) two ways: `advise` from the budget's μ
+// alone, `account` from the noise and the iterations the planner actually gives the run. They
+// agree within the discrete noise's share of δ (a few per cent), the travel does not depend on
+// n, the draws grow as n and as 1/chains.
+TEST(CliAdvise, APenaltysReachIsTheSameFromTheBudgetAndFromThePlan) {
+  const auto dir = scratch_dir("advise-reach");
+  const auto reach_of = [&](const std::string& args) {
+    const auto r =
+        run_cli("advise --model logistic --schema " + kPatients + " --json " + args, dir);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto advice = nlohmann::json::parse(r.out);
+    for (const auto& s : advice["samplers"]) {
+      if (s["sampler"] == "dp-penalty") return s["reach"];
+    }
+    ADD_FAILURE() << r.out;
+    return nlohmann::json();
+  };
+  const auto small = reach_of("--n 2000 --epsilon 1 --delta 1e-5");
+  const auto large = reach_of("--n 200000 --epsilon 1 --delta 1e-5");
+  const auto one = reach_of("--n 2000 --epsilon 1 --delta 1e-5 --chains 1");
+  EXPECT_DOUBLE_EQ(small["travel"].get<double>(), large["travel"].get<double>());
+  EXPECT_NEAR(large["draws_per_chain"].get<double>() / small["draws_per_chain"].get<double>(),
+              100.0, 1e-6);
+  EXPECT_NEAR(one["draws_per_chain"].get<double>() / small["draws_per_chain"].get<double>(), 4.0,
+              1e-6);
+  EXPECT_LT(small["draws_per_chain"].get<double>(), 100.0);  // the patients' run that sticks
+  const auto r = run_cli("account --model logistic --schema " + kPatients +
+                             " --n 2000 --sampler dp-penalty --epsilon 1 --delta 1e-5 --json",
+                         dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto planned = nlohmann::json::parse(r.out)["reach"];
+  EXPECT_NEAR(planned["travel"].get<double>() / small["travel"].get<double>(), 1.0, 0.05)
+      << planned.dump() << small.dump();
 }
 
 }  // namespace

@@ -101,6 +101,19 @@ void expect_restates_published(const json& report, const json& w) {
     ADD_FAILURE() << "divergences without a published divergent__ column: " << w.dump();
     return;
   }
+  if (check == "reach") {  // of the run's public noise, clip, length and n (run/penalty_reach.hpp)
+    const json& params = report["sampler"]["params"];
+    const double n = report["data"]["rows"];
+    const bool hmc = params.contains("tau_l");
+    const double m = hmc ? params["tau_l"].get<double>() * std::sqrt(n)
+                         : params["tau"].get<double>() * std::pow(n, params.value("alpha", 0.5));
+    const double b = params[hmc ? "clip_l" : "clip"];
+    const double k = report["run"]["warmup"].get<double>() + report["run"]["samples"].get<double>();
+    EXPECT_NEAR(report["reach"]["travel"].get<double>(), std::sqrt(k * 1.3257) / (2.0 * b * m),
+                1e-4 * report["reach"]["travel"].get<double>());
+    EXPECT_EQ(w["value"], report["reach"]["draws_per_chain"]) << w.dump();
+    return;
+  }
   if (check == "adaptation") {  // the shortest warmup an adapted, completed chain ran
     double shortest = -1.0;
     for (const auto& ch : report["chains"]) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/error.hpp"
 
 namespace dpmcmc {
@@ -147,6 +149,44 @@ TEST(Design, CountsMustBeWhole) {
                                     "s.json");
   EXPECT_THROW(parse_design("n\n1\n2.5\n", "d.csv", s), DataError);
   EXPECT_EQ(parse_design("n\n1\n2\n", "d.csv", s).data.x.col(1).sum(), 3.0);
+}
+
+// The affine map from a feature's own units to its design column: x = scale·v + shift, checked
+// against the encoded rows of kCsv (age 50 → 0, 80 → 1, 20 → −1; dose unrescaled).
+TEST(Design, ColumnScaleAndShiftReproduceTheEncoding) {
+  const Design d = parse_design(kCsv, "d.csv", schema());
+  ASSERT_EQ(d.column_scale.size(), d.coefficient_names.size());
+  ASSERT_EQ(d.column_shift.size(), d.coefficient_names.size());
+  EXPECT_DOUBLE_EQ(d.column_scale[1], 1.0 / 30.0);  // age on [20, 80]: 2/(80 − 20)
+  EXPECT_DOUBLE_EQ(d.column_shift[1], -50.0 / 30.0);
+  for (const std::size_t j : {0u, 2u, 3u, 4u, 5u}) {
+    EXPECT_EQ(d.column_scale[j], 1.0) << j;
+    EXPECT_EQ(d.column_shift[j], 0.0) << j;
+  }
+  const double ages[] = {50, 80, 20, 80, 35, 65, 44};  // kCsv's, the 95 clipped to 80
+  for (Eigen::Index i = 0; i < 7; ++i)
+    EXPECT_NEAR(d.data.x(i, 1), d.column_scale[1] * ages[i] + d.column_shift[1], 1e-15) << i;
+  EXPECT_EQ(empty_design(schema()).column_scale, d.column_scale);
+}
+
+// New rows to score: the target column may be absent (y is NaN) and fewer rows than
+// coefficients are fine; a bad cell is still named with file, line and column.
+TEST(Design, NewRowsNeedNoTargetAndAnyCount) {
+  const Design d = parse_new_rows("age,dose,sex,arm,id\n50,0.5,f,b,z\n", "new.csv", schema());
+  ASSERT_EQ(d.data.rows(), 1u);
+  EXPECT_EQ(d.data.x.row(0).head(6), (Eigen::RowVectorXd(6) << 1, 0, 0.5, 0, 1, 0).finished());
+  EXPECT_TRUE(std::isnan(d.data.x(0, 6)));
+  const Design with_y =
+      parse_new_rows("died,age,dose,sex,arm,id\n1,50,0.5,f,b,z\n", "new.csv", schema());
+  EXPECT_EQ(with_y.data.x(0, 6), 1.0);
+  try {
+    parse_new_rows("age,dose,sex,arm,id\n50,0.5,x,b,z\n", "new.csv", schema());
+    FAIL() << "a label outside the levels was accepted";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("new.csv, line 2, column 3 ('sex')"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(parse_design("age,dose,sex,arm,id\n50,0.5,f,b,z\n", "d.csv", schema()), DataError);
 }
 
 }  // namespace
