@@ -12,7 +12,6 @@ interval covers the truth and the non-private mean, R-hat, and the number of war
 """
 import argparse
 import csv
-import json
 import os
 import subprocess
 import sys
@@ -20,17 +19,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
-from main_job import TRUTH  # noqa: E402  (the coefficients the rows are drawn from)
+from main_job import TRUTH, summary  # noqa: E402  (the rows' coefficients; a run's report)
 
 FIELDS = ["repeat", "exit_code", "seconds", "parameter", "truth", "private_mean", "q5", "q95",
           "nonprivate_mean", "nonprivate_sd", "distance", "covers_truth", "covers_nonprivate",
           "rhat", "warnings"]
-
-
-def summary(run_dir):
-    with open(os.path.join(run_dir, "report.json"), encoding="utf-8") as f:
-        report = json.load(f)
-    return report, {p["name"]: p for p in report["summary"]["parameters"]}
 
 
 def main():

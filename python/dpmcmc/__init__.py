@@ -27,7 +27,7 @@ import numpy as np
 from . import _core
 
 __all__ = [
-    "sample", "account", "ledger_init", "ledger_show", "ledger_export", "Fit", "Error",
+    "sample", "account", "advise", "ledger_init", "ledger_show", "ledger_export", "Fit", "Error",
     "UsageError", "DataError", "NoInputError", "ConfigError", "OutputError", "Busy",
     "LedgerBusy", "OutputBusy", "BudgetRefused", "Interrupted",
 ]
@@ -139,6 +139,19 @@ def _schema_document(schema):
         return schema
     with open(os.fspath(schema), encoding="utf-8") as f:
         return json.load(f)
+
+
+def _schema_args(schema):
+    """The --schema words and, for a dict, the JSON text that stands in for the file."""
+    if schema is None:
+        return [], None
+    if isinstance(schema, dict):
+        try:
+            text = json.dumps(schema, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"schema: not expressible as JSON: {e}", 78) from None
+        return ["--schema", "schema (a Python dict)"], text
+    return ["--schema", os.fspath(schema)], None
 
 
 def _cell(value):
@@ -350,17 +363,9 @@ def sample(model, *, sampler="nuts", X=None, y=None, data=None, schema=None, out
     args = ["--model", model, "--sampler", sampler, "--out", os.fspath(out)]
     if quiet:
         args.append("--quiet")
-    schema_text = None
     data_text = None
-    if schema is not None:
-        if isinstance(schema, dict):
-            try:
-                schema_text = json.dumps(schema, allow_nan=False)
-            except (TypeError, ValueError) as e:
-                raise ConfigError(f"schema: not expressible as JSON: {e}", 78) from None
-            args += ["--schema", "schema (a Python dict)"]
-        else:
-            args += ["--schema", os.fspath(schema)]
+    schema_args, schema_text = _schema_args(schema)
+    args += schema_args
     if X is not None:
         data_text = _csv_text(_schema_document(schema), X, y)
         args += ["--data", "X, y (in memory; line 2 is row 0)"]
@@ -386,6 +391,25 @@ def account(**options):
     for name, value in options.items():
         args += _option(name, value)
     return _call(_core.account, args)
+
+
+def advise(model, *, schema, n, epsilon, **options):
+    """Runs ``dpmcmc advise --json`` in-process: which private sampler fits a regression on your
+    data, from public inputs only (no rows read, no privacy spent). Returns a dict whose
+    ``samplers`` list is ranked best first, each with its verdict, reasons, dp-nss's expected sd
+    ratio and, for the penalty family and dp-hmc, their ``reach`` (travel, sd floor, effective
+    draws per chain).
+
+        dpmcmc.advise("logistic", schema=schema, n=20000, epsilon=1.0)
+        dpmcmc.advise("logistic", schema="patients.json", n=20000, epsilon=1.0, chains=1)
+
+    options   delta, chains, sigma, prior, as for ``dpmcmc advise --help``
+    """
+    schema_args, schema_text = _schema_args(schema)
+    args = ["--model", model] + schema_args + _option("n", n) + _option("epsilon", epsilon)
+    for name, value in options.items():
+        args += _option(name, value)
+    return _call(_core.advise, args, schema_text)
 
 
 def _ledger_args(action, ledger, data, X, y, schema):

@@ -88,6 +88,11 @@ py::object account(const std::vector<std::string>& args) {
   return to_python(dpmcmc::cli::account_in_process(args));
 }
 
+py::object advise(const std::vector<std::string>& args, const std::optional<std::string>& schema) {
+  return to_python(dpmcmc::cli::advise_in_process(
+      args, schema ? std::optional<json>(json::parse(*schema)) : std::nullopt));
+}
+
 py::object ledger(const std::vector<std::string>& args,
                   const std::optional<std::string>& data_text) {
   json answer;
@@ -149,6 +154,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("data_text") = py::none(),
         "Runs `dpmcmc sample ARGS`; schema (JSON text) and data_text (CSV) stand in for the files");
   m.def("account", &account, py::arg("args"), "Runs `dpmcmc account ARGS --json`");
+  m.def("advise", &advise, py::arg("args"), py::arg("schema") = py::none(),
+        "Runs `dpmcmc advise ARGS --json`; schema (JSON text) stands in for the file");
   m.def("ledger", &ledger, py::arg("args"), py::arg("data_text") = py::none(),
         "Runs `dpmcmc ledger ARGS` (init, show, export) and returns its JSON answer");
   m.def("predict", &predict, py::arg("run_dir"), py::arg("rows_text"), py::arg("source"),

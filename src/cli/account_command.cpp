@@ -234,6 +234,20 @@ SamplerTemplate sampler_template(const AccountArgs& a) {
   return t;
 }
 
+// One row per accountant: its ε (column `heading`), or why it gave none.
+void print_epsilon_rows(const std::vector<AccountRow>& rows, const char* heading) {
+  fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", "accountant", "bound", heading, "seconds", "");
+  for (const auto& r : rows) {
+    if (!r.ok) {
+      fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", r.accountant, to_string(r.bound), "-", "-",
+                 r.message);
+      continue;
+    }
+    fmt::print("{:<22} {:<12} {:>16} {:>10.4f}  {}\n", r.accountant, to_string(r.bound),
+               number(r.epsilon), r.seconds, r.message);
+  }
+}
+
 void print_plan_rows(const std::vector<PlanRow>& rows) {
   fmt::print("{:<22} {:<12} {:>12} {:>14} {:>10}\n", "accountant", "bound", "iterations",
              "eps spent", "seconds");
@@ -313,16 +327,7 @@ void run_sampler_iterations(const AccountArgs& a, const SamplerTemplate& t) {
       "{} on {} (n = {}): epsilon of {} iteration(s) at delta {:.6g} (the accountants' share of "
       "{:g}; the discrete noise adds {:.3g} at the tightest epsilon)\n",
       a.sampler, a.model, t.n, *a.iterations, accountant_delta, t.delta, discretisation);
-  fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", "accountant", "bound", "epsilon", "seconds", "");
-  for (const auto& r : rows) {
-    if (!r.ok) {
-      fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", r.accountant, to_string(r.bound), "-", "-",
-                 r.message);
-      continue;
-    }
-    fmt::print("{:<22} {:<12} {:>16} {:>10.4f}  {}\n", r.accountant, to_string(r.bound),
-               number(r.epsilon), r.seconds, r.message);
-  }
+  print_epsilon_rows(rows, "epsilon");
 }
 
 // dp-nss (run/release_once_job.hpp): what the budget buys is the noise of its releases, not
@@ -386,17 +391,7 @@ void run_release_once(const AccountArgs& a) {
                                        planned.share, planned.noise.pilot)
                          : std::string(),
       planned.noise.final);
-  fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", "accountant", "bound", "epsilon spent", "seconds",
-             "");
-  for (const auto& r : rows) {
-    if (!r.ok) {
-      fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", r.accountant, to_string(r.bound), "-", "-",
-                 r.message);
-      continue;
-    }
-    fmt::print("{:<22} {:<12} {:>16} {:>10.4f}  {}\n", r.accountant, to_string(r.bound),
-               number(r.epsilon), r.seconds, r.message);
-  }
+  print_epsilon_rows(rows, "epsilon spent");
   if (!expected.empty()) {
     std::vector<std::string> cells;
     for (const auto& [name, r] : expected.items())

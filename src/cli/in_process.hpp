@@ -42,6 +42,11 @@ InProcessSample sample_in_process(const std::vector<std::string>& args,
 // `dpmcmc account ARGS --json`: the JSON answer (account_command.cpp).
 nlohmann::json account_in_process(const std::vector<std::string>& args);
 
+// `dpmcmc advise ARGS --json`: the ranking (advise_command.cpp); `schema`, when given, stands in
+// for --schema's file (whose value then only names it).
+nlohmann::json advise_in_process(const std::vector<std::string>& args,
+                                 const std::optional<nlohmann::json>& schema);
+
 // `dpmcmc ledger ARGS`: the JSON answer of init, show or export (ledger_command.cpp);
 // `data_text`, when given, stands in for --data's file (whose value then only names it).
 nlohmann::json ledger_in_process(const std::vector<std::string>& args,

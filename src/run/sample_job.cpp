@@ -18,6 +18,7 @@
 #include "run/curator_files.hpp"
 #include "run/job_checkpoint.hpp"
 #include "run/kept_draws.hpp"
+#include "run/known_limits.hpp"
 #include "run/ledger_entry.hpp"
 #include "run/noise_from_budget.hpp"
 #include "run/open_files.hpp"
@@ -371,30 +372,14 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
             kReleaseOnceSampler);
     }
   }
-  // The penalty family and DP HMC on a user regression: how far the budget lets a chain move
-  // (run/penalty_reach.hpp), said before the symptoms it explains.
+  // What is known to go wrong before the draws show it (run/known_limits.hpp), said first.
   if (private_run && job.glm && !run.per_chain.empty()) {
-    const std::size_t n = job.data.data.rows();
-    if (const auto noise = penalty_noise_and_clip(spec.sampler, job.params, n)) {
-      const ChainPlan& plan = run.per_chain.front();
-      const PenaltyReach reach =
-          penalty_reach(plan.warmup + plan.samples, noise->first, noise->second, *job.glm, n,
-                        job.noise_follows_budget);
-      out.report["reach"] = reach_json(reach);
-      if (reach.draws_per_chain < kReachDrawsNeeded)
-        out.warnings.insert(
-            out.warnings.begin(),
-            {"reach", "sampler", reach.draws_per_chain, kReachDrawsNeeded,
-             describe_reach(reach, run.chains),
-             fmt::format("{}`dpmcmc advise` ranks the samplers for your n and budget; for "
-                         "this sampler the draws grow as n, as 1/--chains and as the square of "
-                         "the budget's Gaussian mu (a larger --epsilon)",
-                         job.release_once_fits
-                             ? fmt::format("--sampler {}, which spends the budget on one "
-                                           "release and then samples freely; ",
-                                           kReleaseOnceSampler)
-                             : std::string())});
-    }
+    const ChainPlan& plan = run.per_chain.front();
+    KnownLimits known = known_limits({spec.sampler, *job.glm, job.params, job.data.data.rows(),
+                                      plan.warmup + plan.samples, run.chains,
+                                      job.noise_follows_budget, job.release_once_fits});
+    if (known.reach) out.report["reach"] = reach_json(*known.reach);
+    out.warnings.insert(out.warnings.begin(), known.warnings.begin(), known.warnings.end());
   }
   if (spec.amend_warnings) spec.amend_warnings(out.summary, out.warnings);
   out.report["warnings"] = warnings_json(out.warnings);

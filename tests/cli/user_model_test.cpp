@@ -253,6 +253,40 @@ TEST(CliUserModel, APenaltyRunSaysHowFarItsBudgetLetsAChainMove) {
   EXPECT_FALSE(nlohmann::json::parse(slurp(dir / "sgld" / "report.json")).contains("reach"));
 }
 
+// dp-sgld on a linear model with σ sampled is told beforehand that clipping biases log σ down
+// (run/known_limits.hpp), with advice that applies there; with σ given it is not.
+TEST(CliUserModel, StochasticGradientsOnASampledSigmaWarnOfTheClipsBias) {
+  const auto dir = scratch_dir("user-sgld-sigma");
+  write(dir / "s.json", R"({"columns": [
+    {"name": "x", "role": "feature", "type": "real", "bounds": [-1, 1]},
+    {"name": "y", "role": "target", "type": "real", "bounds": [-4, 4]}]})");
+  std::string csv = "x,y\n";
+  for (int i = 0; i < 400; ++i) {
+    const double x = -1.0 + 2.0 * (i % 41) / 40.0;
+    csv += std::to_string(x) + "," + std::to_string(0.5 * x + 0.3 * std::sin(i * 1.7)) + "\n";
+  }
+  write(dir / "d.csv", csv);
+  for (const bool sigma_given : {false, true}) {
+    const auto out = dir / (sigma_given ? "given" : "sampled");
+    const auto r = run_cli(in_dir("sample --model linear --schema s.json --data d.csv --seed 5 "
+                                  "--sampler dp-sgld --epsilon 1 --chains 2 --quiet",
+                                  dir) +
+                               (sigma_given ? " --sigma 0.3" : "") + " --out " + out.string(),
+                           dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto report = nlohmann::json::parse(slurp(out / "report.json"));
+    const auto& warnings = report["warnings"];
+    const bool warned = !warnings.empty() && warnings[0]["check"] == "scale_bias";
+    EXPECT_EQ(warned, !sigma_given) << warnings.dump();
+    if (warned) {
+      EXPECT_EQ(warnings[0]["subject"], "log_sigma");
+      EXPECT_TRUE(warnings[0]["value"].is_null());
+      EXPECT_NE(warnings[0]["advice"].get<std::string>().find("--sigma"), std::string::npos);
+      EXPECT_NE(r.out.find("WARNING: log_sigma"), std::string::npos) << r.out;
+    }
+  }
+}
+
 struct Bad {
   std::string what, schema, csv, args;
   int code;
