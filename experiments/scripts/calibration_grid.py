@@ -226,9 +226,13 @@ def private_run(family, n, repeat, e, sampler, path, tmp, delta, method, ref):
         return None
     seconds = round(time.monotonic() - start, 2)
     summary = {p["name"]: p for p in fit.summary}
+    # A run whose budget bought too few draws to summarise (its `draws` warning) is recorded as
+    # a failure: no mean, nothing covered.
+    empty = {"mean": float("nan"), "sd": float("nan"), "q5": float("nan"), "q95": float("nan"),
+             "rhat": float("nan")}
     rows = []
     for name, t in truth(family).items():
-        p, (m0, s0) = summary[name], ref[name]
+        p, (m0, s0) = summary.get(name, empty), ref[name]
         rows.append({"family": family, "n": n, "epsilon": e, "repeat": repeat,
                      "sampler": sampler, "parameter": name, "truth": t,
                      "private_mean": p["mean"], "private_sd": p["sd"], "q5": p["q5"],

@@ -158,7 +158,6 @@ struct SamplerTemplate {
   // of its chains (run/penalty_reach.hpp).
   std::optional<GlmSpec> glm;
   std::optional<std::pair<double, double>> noise_and_clip;
-  bool noise_follows_budget = false;
 };
 
 bool is_family(const std::string& model) {
@@ -213,9 +212,7 @@ SamplerTemplate sampler_template(const AccountArgs& a) {
                                {epsilon, t.delta}, chains_of(a), kBudgetTargetIterations);
     };
     if (a.epsilon) {
-      const nlohmann::json given = params;
       params = scaled(*a.epsilon);
-      t.noise_follows_budget = params != given;
     } else if (scaled(1.0) != params) {
       throw UsageError(fmt::format(
           "--iterations: sampler '{}' on model '{}' scales its noise to the budget, so the cost "
@@ -275,7 +272,7 @@ void run_sampler_budget(const AccountArgs& a, const SamplerTemplate& t) {
   std::optional<PenaltyReach> reach;
   if (t.glm && t.noise_and_clip && !plan.split.per_chain.empty())
     reach = penalty_reach(plan.split.per_chain.front(), t.noise_and_clip->first,
-                          t.noise_and_clip->second, *t.glm, t.n, t.noise_follows_budget);
+                          t.noise_and_clip->second, *t.glm, t.n);
   nlohmann::json out{{"sampler", a.sampler},
                      {"model", a.model},
                      {"n", t.n},

@@ -222,8 +222,8 @@ Design parse_rows(std::string_view text, const std::string& source, const DataSc
     e.csv_index = static_cast<std::size_t>(it - header.begin());
   };
   for (auto& e : l.features) locate(e);
-  const bool has_target = rows == Rows::fit || std::find(header.begin(), header.end(),
-                                                         l.target.col->name) != header.end();
+  // New rows to score may carry the target column, empty or not: it is never read (y is NaN).
+  const bool has_target = rows == Rows::fit;
   if (has_target) locate(l.target);
 
   const std::size_t p = d.coefficient_names.size();

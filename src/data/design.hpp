@@ -58,7 +58,8 @@ Design empty_design(const DataSchema& schema);
 Design load_design(const std::filesystem::path& csv, const DataSchema& schema);
 Design parse_design(std::string_view text, const std::string& source, const DataSchema& schema);
 // New rows to score with a fitted model (`dpmcmc predict`): as parse_design, but the target
-// column may be absent (then y is NaN) and any number of rows ≥ 1 is accepted.
+// column is never read (absent, empty or filled: y is NaN) and any number of rows ≥ 1 is
+// accepted.
 Design parse_new_rows(std::string_view text, const std::string& source, const DataSchema& schema);
 
 }  // namespace dpmcmc

@@ -116,7 +116,10 @@ nlohmann::json original_units_summary(const OriginalUnits& units, const Mat& poo
     const Vec x = mapped.col(static_cast<Eigen::Index>(k));
     nlohmann::json row = column_summary(x);
     row["name"] = rows[k];
-    const bool slope = k < units.names.size() && !(units.intercept && k == 0);
+    // exp(slope) is a ratio against the intercept's baseline; without an intercept a
+    // categorical's one-hot columns are each level's own baseline, not a contrast, so no column
+    // gets a ratio there.
+    const bool slope = units.intercept && k > 0 && k < units.names.size();
     if (slope && !units.ratio.empty()) row[units.ratio] = column_summary(x.array().exp().matrix());
     out.push_back(row);
   }

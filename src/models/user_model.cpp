@@ -91,12 +91,18 @@ double user_model_clip(const GlmSpec& g) {
   return glm_lipschitz_guess(g) * g.row_norm_bound;
 }
 
-double user_model_sd_floor(const GlmSpec& g, std::size_t n) {
+std::vector<double> user_model_sd_floors(const GlmSpec& g, std::size_t n) {
   const double c = gaussian_family(g)               ? sigma_guess(g)
                    : g.family == GlmFamily::poisson ? 1.0
                    : g.family == GlmFamily::probit  ? std::sqrt(std::numbers::pi / 2.0)
                                                     : 2.0;
-  return c / std::sqrt(static_cast<double>(n));
+  std::vector<double> out;
+  for (std::size_t j = 0; j < g.coefficient_names.size(); ++j) {
+    const double b =
+        j < g.column_bounds.size() && g.column_bounds[j] > 0.0 ? g.column_bounds[j] : 1.0;
+    out.push_back(c / (b * std::sqrt(static_cast<double>(n))));
+  }
+  return out;
 }
 
 json user_model_sampler_defaults(const GlmSpec& g, std::size_t n, int dim) {

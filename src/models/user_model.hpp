@@ -66,14 +66,15 @@ std::vector<std::string> user_model_samplers(GlmFamily family);
 // The per-row clip b of the defaults' private samplers (per unit step of β).
 double user_model_clip(const GlmSpec& glm);
 
-// A lower bound on every coefficient's posterior sd on n rows, from the rows' Fisher information:
-// each rescaled column lies in [−1, 1], so coefficient j's information is at most n·v_max and its
-// marginal sd at least 1/√(n·v_max) (Σⱼⱼ ≥ 1/Λⱼⱼ), with v_max the largest per-row information in
-// the linear predictor: ¼ for logistic, 2/π for probit (φ(0)²/(Φ(0)(1 − Φ(0)))), 1/σ² for
-// linear and normal (σ as the defaults guess it). Poisson's is unbounded: its 1/√n is the
-// defaults' scale, not a bound. The prior is left out (it narrows the posterior only a little
-// once n·v_max dwarfs its precision).
-double user_model_sd_floor(const GlmSpec& glm, std::size_t n);
+// Lower bounds on the coefficients' posterior sds on n rows, from the rows' Fisher information:
+// column j lies in [−B_j, B_j] (glm.column_bounds: 1 for a rescaled feature and the intercept,
+// the declared bound for a column kept in its units), so coefficient j's information is at most
+// n·v_max·B_j² and its marginal sd at least 1/(B_j·√(n·v_max)) (Σⱼⱼ ≥ 1/Λⱼⱼ), with v_max the
+// largest per-row information in the linear predictor: ¼ for logistic, 2/π for probit
+// (φ(0)²/(Φ(0)(1 − Φ(0)))), 1/σ² for linear and normal (σ as the defaults guess it). Poisson's is
+// unbounded: its 1/(B_j√n) is the defaults' scale, not a bound. The prior is left out (it
+// narrows the posterior only a little once n·v_max·B_j² dwarfs its precision).
+std::vector<double> user_model_sd_floors(const GlmSpec& glm, std::size_t n);
 
 // Whether the family has a released sufficient statistic, so that `--sampler dp-nss` spends the
 // budget on one release (models/noisy_statistics.hpp): linear, normal, logistic, and poisson with

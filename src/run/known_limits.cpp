@@ -11,8 +11,7 @@ namespace dpmcmc {
 KnownLimits known_limits(const KnownLimitsInput& in) {
   KnownLimits out;
   if (const auto noise = penalty_noise_and_clip(in.sampler, in.params, in.n)) {
-    out.reach = penalty_reach(in.iterations, noise->first, noise->second, in.glm, in.n,
-                              in.noise_follows_budget);
+    out.reach = penalty_reach(in.iterations, noise->first, noise->second, in.glm, in.n);
     if (out.reach->draws_per_chain < kReachDrawsNeeded)
       out.warnings.push_back(
           {"reach", "sampler", out.reach->draws_per_chain, kReachDrawsNeeded,

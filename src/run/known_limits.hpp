@@ -29,7 +29,6 @@ struct KnownLimitsInput {
   std::size_t n;
   std::size_t iterations;  // per chain, warmup included
   int chains;
-  bool noise_follows_budget;
   bool release_once_fits;  // the family has a released statistic: dp-nss applies
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "models/user_model.hpp"
 #include "privacy/gaussian_pld.hpp"
@@ -11,15 +12,15 @@
 namespace dpmcmc {
 namespace {
 
-PenaltyReach reach_of(double travel, const GlmSpec& glm, std::size_t n, bool grows_with_n) {
-  const double s = user_model_sd_floor(glm, n);
-  const double d = static_cast<double>(std::max<std::size_t>(1, glm.coefficient_names.size()));
+PenaltyReach reach_of(double travel, const GlmSpec& glm, std::size_t n) {
+  const std::vector<double> floors = user_model_sd_floors(glm, n);
+  double sum = 0.0;
+  for (const double s : floors) sum += s * s;
+  const double d = static_cast<double>(std::max<std::size_t>(1, floors.size()));
+  const double s = std::sqrt(sum / d);
   const double draws = travel * travel / (2.0 * d * s * s);
-  PenaltyReach out{travel, s, draws, std::nullopt};
-  // s² ∝ 1/n with T fixed: the draws grow as n.
-  if (grows_with_n && draws > 0.0)
-    out.rows_needed = std::ceil(static_cast<double>(n) * kReachDrawsNeeded / draws);
-  return out;
+  return {travel, s, draws,
+          draws > 0.0 ? std::ceil(static_cast<double>(n) * kReachDrawsNeeded / draws) : INFINITY};
 }
 
 double number_or(const nlohmann::json& params, const char* key, double fallback) {
@@ -29,10 +30,9 @@ double number_or(const nlohmann::json& params, const char* key, double fallback)
 }  // namespace
 
 PenaltyReach penalty_reach(std::size_t iterations, double noise_multiplier, double clip,
-                           const GlmSpec& glm, std::size_t n, bool noise_follows_budget) {
+                           const GlmSpec& glm, std::size_t n) {
   const double k = static_cast<double>(iterations);
-  return reach_of(std::sqrt(k * kPenaltyMoveEfficiency) / (2.0 * clip * noise_multiplier), glm, n,
-                  noise_follows_budget);
+  return reach_of(std::sqrt(k * kPenaltyMoveEfficiency) / (2.0 * clip * noise_multiplier), glm, n);
 }
 
 PenaltyReach penalty_reach(const GlmSpec& glm, std::size_t n, const Budget& budget, int chains) {
@@ -40,7 +40,7 @@ PenaltyReach penalty_reach(const GlmSpec& glm, std::size_t n, const Budget& budg
   const double travel =
       std::sqrt(kPenaltyMoveEfficiency * mu / (2.0 * static_cast<double>(chains))) /
       user_model_clip(glm);
-  return reach_of(travel, glm, n, true);
+  return reach_of(travel, glm, n);
 }
 
 std::optional<std::pair<double, double>> penalty_noise_and_clip(const std::string& sampler,
@@ -59,23 +59,22 @@ std::optional<std::pair<double, double>> penalty_noise_and_clip(const std::strin
 }
 
 std::string describe_reach(const PenaltyReach& reach, int chains) {
-  std::string rows;
-  if (reach.rows_needed)
-    rows = fmt::format("; about {:.2g} rows would give them at this budget", *reach.rows_needed);
   return fmt::format(
       "the budget bounds the squared moves of its accept test: each of {} chain{} travels at most "
-      "about {:.2g} in all (root mean square, rescaled coefficients, whatever its length), where a "
-      "posterior sd is at least about {:.2g}, so it makes at most about {:.2g} effective draws "
-      "(the checks ask for {:.0f}{})",
+      "about {:.2g} in all (root mean square, rescaled coefficients, whatever its length), where "
+      "the posterior sds are at least about {:.2g}, so its worst-mixing coefficient makes at most "
+      "about {:.2g} effective draws (the checks ask for {:.0f}; about {:.2g} rows would give "
+      "them at this epsilon and delta)",
       chains, chains == 1 ? "" : "s", reach.travel, reach.sd_floor, reach.draws_per_chain,
-      kReachDrawsNeeded, rows);
+      kReachDrawsNeeded, reach.rows_needed);
 }
 
 nlohmann::json reach_json(const PenaltyReach& reach) {
   return {{"travel", reach.travel},
           {"sd_floor", reach.sd_floor},
           {"draws_per_chain", reach.draws_per_chain},
-          {"rows_needed", reach.rows_needed ? nlohmann::json(*reach.rows_needed) : nullptr}};
+          {"rows_needed", std::isfinite(reach.rows_needed) ? nlohmann::json(reach.rows_needed)
+                                                           : nlohmann::json()}};
 }
 
 }  // namespace dpmcmc

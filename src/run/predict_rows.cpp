@@ -66,7 +66,8 @@ RowPredictions predict_rows(const std::filesystem::path& run_dir, std::string_vi
   if (report.contains("model") && report["model"].is_object() &&
       report["model"].contains("details"))
     details = &report["model"]["details"];
-  if (details == nullptr || !details->contains("schema") || !details->contains("family"))
+  if (details == nullptr || !details->contains("schema") || !details->contains("family") ||
+      !(*details)["family"].is_string())
     throw ConfigError(fmt::format(
         "{}: not a regression fitted to your rows (`sample --model FAMILY --schema …`); predict "
         "scores new rows of such a fit",

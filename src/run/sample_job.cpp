@@ -361,11 +361,26 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
   out.warnings = convergence_warnings(out.summary, job.model.param_names(), rates,
                                       find_sampler(spec.sampler)->acceptance, private_run, budget,
                                       adapted_warmup);
+  // Too few kept draws for R-hat and ESS (kept_draws summarises from 4 per chain): nothing was
+  // checked, and a run that exits 0 with an empty summary must say so. The count is the plan's,
+  // public for a private run.
+  if (out.summary.parameters.empty() && out.run.complete()) {
+    std::size_t kept = 0;
+    for (const auto& ch : out.run.chains)
+      kept = std::max(kept, static_cast<std::size_t>(ch.draws.rows()));
+    out.warnings.push_back(
+        {"draws", "sampler", static_cast<double>(kept), 4.0,
+         fmt::format(
+             "{} kept draw{} per chain, too few to summarise or to check convergence (R-hat "
+             "and ESS need 4 or more): the draws are not a posterior sample to rely on",
+             kept, kept == 1 ? "" : "s"),
+         private_run && !budget.empty() ? budget : "more iterations (--iter, --warmup)"});
+  }
   // Where more iterations are asked for, a private regression that dp-nss fits is told that it
   // need not buy them (user guide, "Release once, sample forever").
   if (private_run && job.release_once_fits) {
     for (auto& w : out.warnings) {
-      if (w.check == "rhat" || w.check.starts_with("ess_"))
+      if (w.check == "rhat" || w.check.starts_with("ess_") || w.check == "draws")
         w.advice += fmt::format(
             "; or --sampler {}, which spends the budget on one release of the sufficient "
             "statistics, then samples as long as you like",
@@ -375,9 +390,9 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
   // What is known to go wrong before the draws show it (run/known_limits.hpp), said first.
   if (private_run && job.glm && !run.per_chain.empty()) {
     const ChainPlan& plan = run.per_chain.front();
-    KnownLimits known = known_limits({spec.sampler, *job.glm, job.params, job.data.data.rows(),
-                                      plan.warmup + plan.samples, run.chains,
-                                      job.noise_follows_budget, job.release_once_fits});
+    KnownLimits known =
+        known_limits({spec.sampler, *job.glm, job.params, job.data.data.rows(),
+                      plan.warmup + plan.samples, run.chains, job.release_once_fits});
     if (known.reach) out.report["reach"] = reach_json(*known.reach);
     out.warnings.insert(out.warnings.begin(), known.warnings.begin(), known.warnings.end());
   }

@@ -109,9 +109,13 @@ void expect_restates_published(const json& report, const json& w) {
                          : params["tau"].get<double>() * std::pow(n, params.value("alpha", 0.5));
     const double b = params[hmc ? "clip_l" : "clip"];
     const double k = report["run"]["warmup"].get<double>() + report["run"]["samples"].get<double>();
-    EXPECT_NEAR(report["reach"]["travel"].get<double>(), std::sqrt(k * 1.3257) / (2.0 * b * m),
+    EXPECT_NEAR(report["reach"]["travel"].get<double>(), std::sqrt(k * 1.3258) / (2.0 * b * m),
                 1e-4 * report["reach"]["travel"].get<double>());
     EXPECT_EQ(w["value"], report["reach"]["draws_per_chain"]) << w.dump();
+    return;
+  }
+  if (check == "draws") {  // the plan's kept draws per chain
+    EXPECT_EQ(w["value"].get<double>(), report["run"]["samples"].get<double>()) << w.dump();
     return;
   }
   if (check == "scale_bias") {  // a fact of the sampler and family: no value at all

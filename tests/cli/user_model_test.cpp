@@ -228,11 +228,11 @@ TEST(CliUserModel, APenaltyRunSaysHowFarItsBudgetLetsAChainMove) {
   const double kept = report["run"]["samples"];
   const double k = kept + report["run"]["warmup"].get<double>();
   ASSERT_TRUE(report.contains("reach")) << report.dump();
-  EXPECT_NEAR(report["reach"]["travel"].get<double>(), std::sqrt(k * 1.3257) / (2.0 * b * m), 1e-4);
+  EXPECT_NEAR(report["reach"]["travel"].get<double>(), std::sqrt(k * 1.3258) / (2.0 * b * m), 1e-4);
   ASSERT_FALSE(report["warnings"].empty());
   EXPECT_EQ(report["warnings"][0]["check"], "reach") << report["warnings"].dump();
   EXPECT_NE(r.out.find("effective draws"), std::string::npos) << r.out;
-  const double bound = kept * 1.3257 / (4.0 * b * b * m * m);
+  const double bound = kept * 1.3258 / (4.0 * b * b * m * m);
   for (const char* file : {"chain-1.csv", "chain-2.csv"}) {
     const auto beta = read_beta(dir / "o" / file);
     ASSERT_EQ(beta.size(), static_cast<std::size_t>(kept));

@@ -176,9 +176,13 @@ TEST(Design, NewRowsNeedNoTargetAndAnyCount) {
   ASSERT_EQ(d.data.rows(), 1u);
   EXPECT_EQ(d.data.x.row(0).head(6), (Eigen::RowVectorXd(6) << 1, 0, 0.5, 0, 1, 0).finished());
   EXPECT_TRUE(std::isnan(d.data.x(0, 6)));
-  const Design with_y =
-      parse_new_rows("died,age,dose,sex,arm,id\n1,50,0.5,f,b,z\n", "new.csv", schema());
-  EXPECT_EQ(with_y.data.x(0, 6), 1.0);
+  // A target column in new rows is never read: filled or empty, y is NaN.
+  const Design with_y = parse_new_rows("died,age,dose,sex,arm,id\n1,50,0.5,f,b,z\n,50,0.5,f,b,z\n",
+                                       "new.csv", schema());
+  ASSERT_EQ(with_y.data.rows(), 2u);
+  EXPECT_TRUE(std::isnan(with_y.data.x(0, 6)));
+  EXPECT_TRUE(std::isnan(with_y.data.x(1, 6)));
+  EXPECT_EQ(with_y.data.x.row(1).head(6), d.data.x.row(0).head(6));
   try {
     parse_new_rows("age,dose,sex,arm,id\n50,0.5,x,b,z\n", "new.csv", schema());
     FAIL() << "a label outside the levels was accepted";

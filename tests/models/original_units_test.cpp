@@ -102,6 +102,11 @@ TEST(OriginalUnits, TheSummaryMapsEveryDrawAndExponentiatesSlopes) {
   EXPECT_NEAR(table[0]["q95"].get<double>(), 0.5 + 0.9 * 50.0 / 30.0, 1e-12);
   EXPECT_FALSE(table[0].contains("odds_ratio"));
   EXPECT_THROW(original_units_summary(u, Mat::Zero(10, 3)), ConfigError);
+  // Without an intercept no column is a contrast against a baseline: no ratios at all.
+  const Design bare = parse_design(kRows, "d.csv", schema(false));
+  for (const auto& row :
+       original_units_summary(original_units(bare, GlmFamily::logistic), Mat::Zero(10, 4)))
+    EXPECT_FALSE(row.contains("odds_ratio")) << row.dump();
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ GlmSpec spec(GlmFamily family, int coefficients, double row_norm) {
   GlmSpec g;
   g.family = family;
   for (int j = 0; j < coefficients; ++j) g.coefficient_names.push_back(fmt::format("b{}", j));
+  g.column_bounds.assign(static_cast<std::size_t>(coefficients), 1.0);
   g.row_norm_bound = row_norm;
   return g;
 }
@@ -45,13 +46,24 @@ TEST(PenaltyReach, EfficiencyIsTheLargestExpectedSquaredMove) {
 
 TEST(PenaltyReach, SdFloorIsTheInverseOfTheLargestInformation) {
   const std::size_t n = 2500;  // √n = 50
-  EXPECT_NEAR(user_model_sd_floor(spec(GlmFamily::logistic, 3, 1.0), n), 2.0 / 50.0, 1e-12);
+  EXPECT_NEAR(user_model_sd_floors(spec(GlmFamily::logistic, 3, 1.0), n)[1], 2.0 / 50.0, 1e-12);
   // Probit: φ(0)² / (Φ(0)(1 − Φ(0))) = (1/2π)/(1/4) = 2/π.
-  EXPECT_NEAR(user_model_sd_floor(spec(GlmFamily::probit, 3, 1.0), n),
+  EXPECT_NEAR(user_model_sd_floors(spec(GlmFamily::probit, 3, 1.0), n)[2],
               1.0 / std::sqrt(n * 2.0 / std::numbers::pi), 1e-12);
   GlmSpec linear = spec(GlmFamily::linear, 3, 1.0);
   linear.sigma = 0.7;
-  EXPECT_NEAR(user_model_sd_floor(linear, n), 0.7 / 50.0, 1e-12);
+  EXPECT_NEAR(user_model_sd_floors(linear, n)[0], 0.7 / 50.0, 1e-12);
+  // A column kept in its own units on [−1000, 1000]: information up to n·¼·1000².
+  GlmSpec wide = spec(GlmFamily::logistic, 2, 1000.0);
+  wide.column_bounds = {1.0, 1000.0};
+  const auto floors = user_model_sd_floors(wide, n);
+  EXPECT_NEAR(floors[0], 2.0 / 50.0, 1e-12);
+  EXPECT_NEAR(floors[1], 2.0 / (1000.0 * 50.0), 1e-15);
+  // The draws bound the worse-mixing coordinate: T²/(2 Σ s_j²).
+  const PenaltyReach r = penalty_reach(1000, 10.0, 1000.0, wide, n);
+  EXPECT_NEAR(r.draws_per_chain,
+              r.travel * r.travel / (2.0 * (floors[0] * floors[0] + floors[1] * floors[1])),
+              1e-12 * r.draws_per_chain);
 }
 
 TEST(PenaltyReach, BudgetTravelIsIndependentOfRowsAndDrawsGrowAsRows) {
@@ -64,21 +76,19 @@ TEST(PenaltyReach, BudgetTravelIsIndependentOfRowsAndDrawsGrowAsRows) {
   const double b = std::sqrt(5.0);  // logistic: L = 1, so the clip is R
   const PenaltyReach small = penalty_reach(g, 2000, budget, 4);
   const PenaltyReach large = penalty_reach(g, 200000, budget, 4);
-  EXPECT_NEAR(small.travel, std::sqrt(1.3257) * mu / (2.0 * b * 2.0), 1e-4);
+  EXPECT_NEAR(small.travel, std::sqrt(1.32573) * mu / (2.0 * b * 2.0), 1e-4);
   EXPECT_DOUBLE_EQ(small.travel, large.travel);
   EXPECT_NEAR(small.sd_floor, 2.0 / std::sqrt(2000.0), 1e-12);
   EXPECT_NEAR(small.draws_per_chain,
               small.travel * small.travel / (2.0 * 6.0 * small.sd_floor * small.sd_floor), 1e-12);
   EXPECT_NEAR(large.draws_per_chain / small.draws_per_chain, 100.0, 1e-9);
-  ASSERT_TRUE(small.rows_needed.has_value());
-  EXPECT_NEAR(*small.rows_needed, 2000.0 * 100.0 / small.draws_per_chain, 1.0);
+  EXPECT_NEAR(small.rows_needed, 2000.0 * 100.0 / small.draws_per_chain, 1.0);
   // One chain gets the whole budget's reach: 4× the draws of each of four.
   EXPECT_NEAR(penalty_reach(g, 2000, budget, 1).draws_per_chain / small.draws_per_chain, 4.0, 1e-9);
   // A run at the noise the budget buys: m = √(M·K)/μ_G gives the same travel.
   const std::size_t k = 2000;
   const double m = std::sqrt(4.0 * k) / mu;
-  EXPECT_NEAR(penalty_reach(k, m, b, g, 2000, true).travel, small.travel, 1e-12);
-  EXPECT_FALSE(penalty_reach(k, m, b, g, 2000, false).rows_needed.has_value());
+  EXPECT_NEAR(penalty_reach(k, m, b, g, 2000).travel, small.travel, 1e-12);
 }
 
 TEST(PenaltyReach, NoiseAndClipComeFromTheSamplersParameters) {
