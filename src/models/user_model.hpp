@@ -71,7 +71,8 @@ double user_model_clip(const GlmSpec& glm);
 // the declared bound for a column kept in its units), so coefficient j's information is at most
 // n·v_max·B_j² and its marginal sd at least 1/(B_j·√(n·v_max)) (Σⱼⱼ ≥ 1/Λⱼⱼ), with v_max the
 // largest per-row information in the linear predictor: ¼ for logistic, 2/π for probit
-// (φ(0)²/(Φ(0)(1 − Φ(0)))), 1/σ² for linear and normal (σ as the defaults guess it). Poisson's is
+// (φ(0)²/(Φ(0)(1 − Φ(0)))), 1/σ² for linear and normal (σ given, or as the defaults guess it: a
+// quarter of y's range, which is a bound only if the true σ is no smaller). Poisson's is
 // unbounded: its 1/(B_j√n) is the defaults' scale, not a bound. The prior is left out (it
 // narrows the posterior only a little once n·v_max·B_j² dwarfs its precision).
 std::vector<double> user_model_sd_floors(const GlmSpec& glm, std::size_t n);

@@ -12,9 +12,10 @@
 //     release's noise sd on b_j over b_j's sampling sd, √(n E[x_j²] v), E[x_j²] = B_j²/3 for
 //     features spread evenly over their bounds and v the per-row variance of the target at
 //     β = 0 (¼ for logistic, σ² for linear with σ guessed at a quarter of y's range).
-//  2. dp-sgld: its noise follows the budget, and on logistic regression at n = 10⁵ and 10⁶ its
-//     posterior means landed within 0.1–0.3 posterior sds at every ε from 0.5 to 4; its step
-//     bias makes linear regression's σ far too small (22–237 sds), so it is not offered there.
+//  2. dp-sgld for logistic and probit: its noise follows the budget; on the calibration grid
+//     at n = 10⁴–10⁵ its means were close (0.05–0.18 sds where ε or n is large) but its chains
+//     disagreed (R-hat 1.04–1.33). For poisson it was 12–124 sds off (not recommended); its
+//     step bias makes linear regression's σ far too small, so it is not offered there.
 //  3. the penalty family and dp-hmc start at 0 on a user model and their budget bounds the sum
 //     of squared moves (run/penalty_reach.hpp, which the reasons quote in numbers): their chains
 //     hardly leave the start (R-hat 2.8–4.5 at n = 2000 to 200 000), so they are listed as not
