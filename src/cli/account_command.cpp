@@ -108,6 +108,22 @@ void check_option_values(const AccountArgs& a) {
   }
 }
 
+// One row per accountant: its ε (`epsilon`) or δ, under the column `heading`, or why it gave
+// none.
+void print_account_rows(const std::vector<AccountRow>& rows, const std::string& heading,
+                        bool epsilon) {
+  fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", "accountant", "bound", heading, "seconds", "");
+  for (const auto& r : rows) {
+    if (!r.ok) {
+      fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", r.accountant, to_string(r.bound), "-", "-",
+                 r.message);
+      continue;
+    }
+    fmt::print("{:<22} {:<12} {:>16} {:>10.4f}  {}\n", r.accountant, to_string(r.bound),
+               number(epsilon ? r.epsilon : r.delta), r.seconds, r.message);
+  }
+}
+
 void run_mechanism(const AccountArgs& a) {
   if (a.epsilon.has_value() == a.delta.has_value()) {
     throw UsageError(
@@ -134,19 +150,10 @@ void run_mechanism(const AccountArgs& a) {
   fmt::print(
       "{} x {} (sigma {}, sensitivity {}{})\n", a.compositions, a.mechanism, a.sigma, a.sensitivity,
       spec.sampling == Sampling::none ? "" : fmt::format(", {} sampling q = {}", a.sampling, a.q));
-  fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", "accountant", "bound",
-             a.delta ? fmt::format("eps(delta={:g})", *a.delta)
-                     : fmt::format("delta(eps={:g})", *a.epsilon),
-             "seconds", "");
-  for (const auto& r : rows) {
-    if (!r.ok) {
-      fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", r.accountant, to_string(r.bound), "-", "-",
-                 r.message);
-      continue;
-    }
-    fmt::print("{:<22} {:<12} {:>16} {:>10.4f}  {}\n", r.accountant, to_string(r.bound),
-               number(a.delta ? r.epsilon : r.delta), r.seconds, r.message);
-  }
+  print_account_rows(rows,
+                     a.delta ? fmt::format("eps(delta={:g})", *a.delta)
+                             : fmt::format("delta(eps={:g})", *a.epsilon),
+                     a.delta.has_value());
 }
 
 // The sampler's per-iteration template, as `sample` builds it.
@@ -231,20 +238,6 @@ SamplerTemplate sampler_template(const AccountArgs& a) {
   return t;
 }
 
-// One row per accountant: its ε (column `heading`), or why it gave none.
-void print_epsilon_rows(const std::vector<AccountRow>& rows, const char* heading) {
-  fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", "accountant", "bound", heading, "seconds", "");
-  for (const auto& r : rows) {
-    if (!r.ok) {
-      fmt::print("{:<22} {:<12} {:>16} {:>10}  {}\n", r.accountant, to_string(r.bound), "-", "-",
-                 r.message);
-      continue;
-    }
-    fmt::print("{:<22} {:<12} {:>16} {:>10.4f}  {}\n", r.accountant, to_string(r.bound),
-               number(r.epsilon), r.seconds, r.message);
-  }
-}
-
 void print_plan_rows(const std::vector<PlanRow>& rows) {
   fmt::print("{:<22} {:<12} {:>12} {:>14} {:>10}\n", "accountant", "bound", "iterations",
              "eps spent", "seconds");
@@ -324,7 +317,7 @@ void run_sampler_iterations(const AccountArgs& a, const SamplerTemplate& t) {
       "{} on {} (n = {}): epsilon of {} iteration(s) at delta {:.6g} (the accountants' share of "
       "{:g}; the discrete noise adds {:.3g} at the tightest epsilon)\n",
       a.sampler, a.model, t.n, *a.iterations, accountant_delta, t.delta, discretisation);
-  print_epsilon_rows(rows, "epsilon");
+  print_account_rows(rows, "epsilon", true);
 }
 
 // dp-nss (run/release_once_job.hpp): what the budget buys is the noise of its releases, not
@@ -388,7 +381,7 @@ void run_release_once(const AccountArgs& a) {
                                        planned.share, planned.noise.pilot)
                          : std::string(),
       planned.noise.final);
-  print_epsilon_rows(rows, "epsilon spent");
+  print_account_rows(rows, "epsilon spent", true);
   if (!expected.empty()) {
     std::vector<std::string> cells;
     for (const auto& [name, r] : expected.items())
