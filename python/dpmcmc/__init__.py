@@ -281,7 +281,7 @@ class Fit:
 
     def predict(self, X=None, *, data=None, draws=False):
         """Scores new rows with this fit: X (rows x the schema's features, schema order, in the
-        schema's own units) or data (a CSV path; the target column may be absent). Returns the
+        schema's own units) or data (a CSV path; a target column is not read). Returns the
         posterior mean of E[y | x] per row (P(y = 1) for logistic and probit) as an array; with
         draws=True a dict with "mean", "q5", "q95" and "draws" (rows x kept draws). Uses the
         published draws in out_dir and costs no privacy."""
