@@ -43,8 +43,9 @@ void add_predict_command(CLI::App& app) {
       "logistic and probit) and its 90 % interval, per row");
   cmd->add_option("run", a->run, "The --out directory of a `sample --model FAMILY --schema …` run")
       ->required();
-  cmd->add_option("--data", a->data,
-                  "CSV of new rows in the schema's own units (a target column, if any, is not read)")
+  cmd->add_option(
+         "--data", a->data,
+         "CSV of new rows in the schema's own units (a target column, if any, is not read)")
       ->required();
   cmd->add_option("--out", a->out, "Write the predictions here (default: stdout)");
   cmd->footer(
