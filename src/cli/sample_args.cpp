@@ -69,6 +69,7 @@ SampleSpec to_spec(const SampleArgs& a) {
   spec.run.threads = a.threads;
   spec.run.samples = a.iter.value_or(preset.iter.value_or(1000));
   spec.run.warmup = a.warmup.value_or(preset.warmup.value_or(1000));
+  spec.draws_given = a.iter.has_value() || a.warmup.has_value();
   spec.run.thin = a.thin;
   spec.run.save_warmup = a.save_warmup;
   spec.run.adapt = a.adapt;
@@ -255,7 +256,8 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
   cmd.add_option("--threads", a.threads, "Worker threads (0: all cores)")->capture_default_str();
   cmd.add_option("--iter", a.iter,
                  "Post-warmup iterations per chain (non-private samplers; default 1000, or what "
-                 "the preset recommends for the sampler: `dpmcmc models PRESET`)");
+                 "the preset recommends for the sampler: `dpmcmc models PRESET`; dp-nss without "
+                 "--iter and --warmup runs 1000, then 4000 and 16000 while its chains disagree)");
   cmd.add_option("--warmup", a.warmup,
                  "Warmup (burn-in) iterations per chain (non-private samplers; default 1000, or "
                  "the preset's recommendation)");
@@ -355,7 +357,9 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
       "(regression families linear, normal, logistic, poisson with --schema) spends the whole "
       "budget on "
       "one release of the sufficient statistics, then runs NUTS for --iter/--warmup iterations "
-      "on the posterior given the release (user guide, \"Release once, sample forever\").");
+      "on the posterior given the release (user guide, \"Release once, sample forever\"); "
+      "without them, 1000 draws per chain, again with 4000 and 16000 while R-hat or ESS warns "
+      "(post-processing: no budget).");
 }
 
 }  // namespace dpmcmc::cli

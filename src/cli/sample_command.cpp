@@ -105,6 +105,13 @@ void print_outcome(const SampleSpec& spec, const SampleOutcome& out) {
           p.budget.epsilon, p.budget.delta, spec.run.chains, p.split.per_chain.front(),
           p.tightest.best.accountant, to_string(p.tightest.best.bound));
     }
+    if (out.report.contains("sampler") && out.report["sampler"].contains("earlier_passes")) {
+      for (const auto& pass : out.report["sampler"]["earlier_passes"])
+        fmt::print(
+            "chains: {} draws per chain were not enough ({}); run again from the same seed with "
+            "more (post-processing of the release: no budget)\n",
+            pass["samples"].get<std::size_t>(), pass["why"].get<std::string>());
+    }
     if (out.noise_key_created && spec.noise_key_file) {
       fmt::print(
           "noise key: new, saved to {} (mode 0600; keep it secret). No key file was at this path: "

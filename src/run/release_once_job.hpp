@@ -43,6 +43,8 @@ std::vector<double> release_noise_ratios(const GlmSpec& glm, std::size_t n, doub
 std::uint64_t default_pilot_releases(const GlmSpec& glm, std::size_t n, const Budget& budget);
 inline constexpr double kDefaultPilotShare = 0.3;
 inline constexpr std::uint64_t kMaxPilotReleases = 16;
+// Passes of dp-nss's chains without --iter/--warmup: 1000, 4000 and 16000 draws per chain.
+inline constexpr int kMaxChainPasses = 3;
 
 // The plan of the releases for a budget, as the job makes it (and `dpmcmc account --sampler
 // dp-nss` shows it): the pilots (given, or default_pilot_releases) and their share, the noise

@@ -55,6 +55,9 @@ struct SampleSpec {
   // models/reference_cache.hpp); null: the model's own.
   std::shared_ptr<ReferenceCache> reference_cache;
   bool init_given = false;  // run.init set by the user; else the preset's Section 5.2 rule
+  // --iter or --warmup given: dp-nss's chains then run exactly that long
+  // (run/release_once_job.hpp), else until they agree.
+  bool draws_given = false;
   std::filesystem::path out_dir = "out";
   // false: no chain CSVs, only report.json (the diagnostics and metrics use the draws in memory,
   // so they are the same either way). An experiment's long stochastic-gradient cells would

@@ -88,6 +88,7 @@ SampleSpec nss_spec(const testing::TempDir& dir, const std::string& family, doub
   spec.seed_given = true;
   spec.run.warmup = 500;
   spec.run.samples = 1000;
+  spec.draws_given = true;  // as --iter: the chains run exactly this long
   spec.run.progress = ProgressMode::never;
   spec.write_draws = false;
   spec.out_dir = dir / ("out-" + family + "-" + std::to_string(epsilon));
@@ -293,6 +294,53 @@ TEST(ReleaseOnce, SameSeedAndKeySameDrawsAndRunsWithoutWhatTheyNeedAreRefused) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("needs the intercept"), std::string::npos) << e.what();
   }
+}
+
+// Without --iter/--warmup the chains (post-processing of the release) run again with 4× the
+// draws and 2× the warmup while their draws warn R-hat or ESS: here 4 chains of 100 draws fall
+// short of a bulk-ESS of 400 (100 per chain), so the run extends until no such warning is left,
+// and its draws are those of a run given the final length. With the length given, the chains
+// run exactly that long.
+TEST(ReleaseOnce, ChainsRunUntilTheyAgreeUnlessTheirLengthIsGiven) {
+  testing::TempDir dir;
+  auto spec = nss_spec(dir, "linear", 2.0);
+  spec.run.samples = 100;
+  spec.run.warmup = 100;
+  spec.draws_given = false;
+  const auto extended = run_sample_job(spec);
+  ASSERT_TRUE(extended.report["sampler"].contains("earlier_passes")) << extended.report.dump();
+  const auto& passes = extended.report["sampler"]["earlier_passes"];
+  ASSERT_GE(passes.size(), 1u);
+  EXPECT_EQ(passes[0]["samples"], 100);
+  EXPECT_EQ(passes[0]["warmup"], 100);
+  EXPECT_TRUE(passes[0]["why"].get<std::string>().find("ESS") != std::string::npos ||
+              passes[0]["why"].get<std::string>().find("R-hat") != std::string::npos)
+      << passes.dump();
+  const std::size_t rounds = passes.size();
+  std::size_t samples = 100, warmup = 100;
+  for (std::size_t k = 0; k < rounds; ++k) samples *= 4, warmup *= 2;
+  ASSERT_EQ(extended.run.chains.front().draws.rows(), static_cast<Eigen::Index>(samples));
+  for (const auto& w : extended.warnings)
+    EXPECT_FALSE(w.check == "rhat" || w.check.starts_with("ess_")) << w.problem;
+
+  auto given = spec;
+  given.out_dir = dir / "given";
+  given.run.samples = samples;
+  given.run.warmup = warmup;
+  given.draws_given = true;
+  const auto direct = run_sample_job(given);
+  EXPECT_FALSE(direct.report["sampler"].contains("earlier_passes"));
+  for (std::size_t c = 0; c < direct.run.chains.size(); ++c)
+    EXPECT_EQ(direct.run.chains[c].draws, extended.run.chains[c].draws);
+
+  auto short_given = spec;
+  short_given.out_dir = dir / "short";
+  short_given.draws_given = true;
+  const auto short_run = run_sample_job(short_given);
+  EXPECT_FALSE(short_run.report["sampler"].contains("earlier_passes"));
+  EXPECT_EQ(short_run.run.chains.front().draws.rows(), 100);
+  EXPECT_TRUE(std::any_of(short_run.warnings.begin(), short_run.warnings.end(),
+                          [](const ConvergenceWarning& w) { return w.check == "ess_bulk"; }));
 }
 
 // n logistic rows: y ~ Bernoulli(σ(−0.5 + 2.5 x₁ − 1.5 x₂)), x = (dose − 5)/5, (age − 5)/5
