@@ -3,6 +3,10 @@
 // given to: a private run is never told to pass --iter, which `sample` refuses for it.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -64,6 +68,44 @@ TEST(CliAdvise, RanksFromTheSchemaAloneAndAutoRunsTheFirstChoice) {
                   (dir / "b").string(),
               dir);
   EXPECT_EQ(r.exit_code, 64) << r.err;
+}
+
+// linear with sigma sampled: the expected sd ratios assume sigma is a quarter of y's declared
+// range, and advise says what a sigma 4× smaller gives: the noise's share r of √(1 + r²) grows
+// as 1/sigma, so √(1 + 16 r²) from the largest printed ratio. On the calibration grid (y on ±8,
+// sigma 1, n = 1e4, eps 1) the runs gave 4.5 where the ratio at the guess was 1.32.
+TEST(CliAdvise, LinearSaysWhatASmallerSigmaDoesToTheRatio) {
+  const auto dir = scratch_dir("advise-linear");
+  std::ofstream(dir / "s.json") << R"({"columns": [
+      {"name": "x", "role": "feature", "type": "real", "bounds": [-1, 1]},
+      {"name": "y", "role": "target", "type": "real", "bounds": [-8, 8], "outside": "clip"}]})";
+  const std::string schema = (dir / "s.json").string();
+  auto r = run_cli(
+      "advise --model linear --schema " + schema + " --n 10000 --epsilon 1 --delta 1e-5 --json",
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto advice = nlohmann::json::parse(r.out);
+  const auto& nss = advice["samplers"][0];
+  double hi = 0.0;
+  for (const auto& [name, ratio] : nss["expected_sd_ratio"].items())
+    hi = std::max(hi, ratio.get<double>());
+  const double at_quarter = std::sqrt(1.0 + 16.0 * (hi * hi - 1.0));
+  bool said = false;
+  for (const auto& reason : nss["reasons"]) {
+    const auto text = reason.get<std::string>();
+    if (text.find("sigma unknown: these ratios take sigma = 4") == std::string::npos) continue;
+    said = true;
+    EXPECT_NE(text.find(fmt::format("at sigma = 1 the ratio is about {:.2g}", at_quarter)),
+              std::string::npos)
+        << text;
+  }
+  EXPECT_TRUE(said) << nss.dump();
+  // A known sigma: nothing to say.
+  r = run_cli("advise --model linear --sigma 1 --schema " + schema +
+                  " --n 10000 --epsilon 1 --delta 1e-5 --json",
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("sigma unknown"), std::string::npos) << r.out;
 }
 
 TEST(CliAdvise, APrivateRunIsNeverToldToPassIter) {

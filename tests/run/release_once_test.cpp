@@ -464,6 +464,27 @@ TEST(ReleaseOnce, LogisticPilotsRecentreTheExpansionOnTheRowsPosterior) {
   EXPECT_THROW(run_sample_job(linear), UsageError);
 }
 
+// Poisson's default pilots (release_once_job.cpp, measured on the calibration grid): two from
+// 50 000 rows at every ε, and below where ε√n ≥ 300, else none.
+TEST(ReleaseOnce, PoissonPilotsByDefaultWhereTheReleaseResolvesTheSlopes) {
+  UserModelSpec spec;
+  spec.family = "poisson";
+  spec.schema_file = "schema (test)";
+  spec.data_file = "rows (test)";
+  spec.schema_doc = nlohmann::json::parse(kCountSchema);
+  spec.data_text = "dose,y\n1,2\n3,4\n5,1\n";
+  const GlmSpec glm = make_user_model(spec).glm;
+  const auto pilots = [&](std::size_t n, double epsilon) {
+    return default_pilot_releases(glm, n, Budget{epsilon, 1e-5});
+  };
+  EXPECT_EQ(pilots(50000, 0.1), 2u);
+  EXPECT_EQ(pilots(10000, 4.0), 2u);  // ε√n = 400
+  EXPECT_EQ(pilots(10000, 3.0), 2u);  // 300
+  EXPECT_EQ(pilots(10000, 2.0), 0u);  // 200
+  EXPECT_EQ(pilots(1000, 4.0), 0u);   // 126
+  EXPECT_EQ(pilots(49999, 1.0), 0u);  // 224
+}
+
 // Poisson from 50 000 rows: two pilots (the covariates' model's mode, then one expansion at it)
 // and the final expansion, all recorded and spent as planned; the posterior lands on the rows'
 // own posterior mode (Newton's method here on Σ (y η − e^η) with the N(0, 10²) and N(0, 2.5²)
