@@ -1,4 +1,4 @@
-// DP Barker's correction distribution V_corr (002_673c6a5269ae2454.txt Section 3.3):
+// DP Barker's correction distribution V_corr ([Raisa2021] Section 3.3):
 //   FitCorrection      one full fit at σ² = 2 with the default settings (NNLS + error measures):
 //                      the cost a run pays once (its chains share the fit)
 //   SampleCorrection   one V_corr variate from the privacy noise stream (ChaCha20): alias-table

@@ -1,4 +1,4 @@
-// Per-iteration cost of DP Barker (002_673c6a5269ae2454.txt Algorithm 3) on the tempered 2-d
+// Per-iteration cost of DP Barker ([Raisa2021] Algorithm 3) on the tempered 2-d
 // banana preset (n = 10⁵, T = 1000/n) with its published proposal sd, b = 1300 and σ² = 2:
 // propose, draw a secret batch of 1300 rows (Floyd, sorted), gather, fused clipped ratio + Σr²,
 // one event, Gaussian noise and one V_corr variate (alias method), Barker's test.

@@ -1,7 +1,7 @@
-// Per-iteration cost of DP HMC (002_673c6a5269ae2454.txt Algorithm 4; issue 5): one transition —
+// Per-iteration cost of DP HMC ([Raisa2021] Algorithm 4; issue 5): one transition —
 // L + 1 = 11 fused clipped gradient releases over all rows and one clipped log-likelihood-ratio
 // release through PrivateData (ChaCha20 noise, events appended), L leapfrog steps, penalty test —
-// with the presets' published τ_l, τ_g, b_l, b_g and η (reference-configs.md, thesis DP HMC
+// with the presets' published τ_l, τ_g, b_l, b_g and η (docs/references.md, thesis DP HMC
 // table) and L = 10 on
 //   * the flat 2-d banana (banana-flat-2d, n = 10⁵), and
 //   * the 30-d Gaussian (gauss-30d, n = 2·10⁵; its preset has L = 5, set to 10 here).

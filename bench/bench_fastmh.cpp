@@ -1,11 +1,11 @@
-// Per-iteration cost of DP-Fast MH (003_d4664856a36907c9.txt, Algorithm 2; samplers/dp_fast_mh.hpp)
-// on the truncated Gaussian mixture of 003 Section 6.1 (σx² = 2, true θ = (0, 1), data range
-// [−8, 8], box |θ_j| ≤ 3), ε = 0.05 and δ = 1e-9 per iteration, started at the true θ.
+// Per-iteration cost of DP-Fast MH ([ZhangZhang2023] Algorithm 2; samplers/dp_fast_mh.hpp)
+// on the truncated Gaussian mixture of [ZhangZhang2023] Section 6.1 (σx² = 2, true θ = (0, 1), data
+// range [−8, 8], box |θ_j| ≤ 3), ε = 0.05 and δ = 1e-9 per iteration, started at the true θ.
 //   DpFastMhIteration/N/τ/λ/K   N simulated rows, temperature τ (T = 1/τ), λ, cap K:
-//     N = 50 000, τ = 500        003's setting (N·T = 100), proposal sd 0.06
+//     N = 50 000, τ = 500        [ZhangZhang2023]'s setting (N·T = 100), proposal sd 0.06
 //     N = 10⁶,    τ = 10 000     the same posterior width (N·T = 100): B stays put
-//     N = 10⁶,    τ = 500        20× the data at 003's temperature: C̄, hence B, grows 20×
-//                                (proposal sd 0.06/√20 to keep the step's acceptance)
+//     N = 10⁶,    τ = 500        20× the data at [ZhangZhang2023]'s temperature: C̄, hence B,
+//                                grows 20× (proposal sd 0.06/√20 to keep the step's acceptance)
 //   DpFastMhFullBatch/N/τ        the full-batch variant (every iteration reads all N rows).
 // Counters: batch = mean B (public: draws incl. the padding row), rows = mean rows evaluated
 // (real draws; n in full-batch iterations), full = fraction of full-batch iterations, accept.

@@ -1,6 +1,6 @@
 // Per-iteration cost of the subsampled releases (issue 4, item 3):
-//   MinibatchPenaltyIteration  one minibatch DP penalty transition (002_673c6a5269ae2454.txt
-//                              Section 3.4) on the flat 2-d banana preset (n = 10⁵) with its
+//   MinibatchPenaltyIteration  one minibatch DP penalty transition ([Raisa2021] Section 3.4)
+//                              on the flat 2-d banana preset (n = 10⁵) with its
 //                              published τ, proposal sd and clip, b = 1000: propose, draw a
 //                              secret batch (Floyd, sorted), gather the rows, fused clipped
 //                              ratio + Σr² over the batch, one event, penalty test.

@@ -2,12 +2,12 @@
 // family", Benchmarks): one DP penalty transition — propose, one fused clipped
 // log-likelihood-ratio release over all rows through PrivateData (noise from the ChaCha20
 // stream, one event appended), penalty test — on the 10-d flat banana preset
-// (002_673c6a5269ae2454.txt Table 5.1: d = 10, a = 20, n = 2·10⁵) with the preset's published
+// ([Raisa2021] Table 5.1: d = 10, a = 20, n = 2·10⁵) with the preset's published
 // τ, proposal sd and clip bound, for the plain, OCU and GWMH variants.
 // items = rows touched per transition (n), so items/s is the release's row throughput.
 //
-// ExpFamIteration: one exponential-family DP penalty transition (004_14fb110475802c51.txt
-// Algorithm 3) on a 2-d Gaussian mean with data in the box [−5, 5]² at n = 10³ and n = 10⁷: the
+// ExpFamIteration: one exponential-family DP penalty transition ([Yildirim2020] Algorithm 3)
+// on a 2-d Gaussian mean with data in the box [−5, 5]² at n = 10³ and n = 10⁷: the
 // exact sufficient statistic is computed once when the kernel is built (not timed), each
 // iteration releases it with fresh noise, so the time per iteration must not grow with n.
 #include <benchmark/benchmark.h>

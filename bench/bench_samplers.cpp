@@ -1,5 +1,5 @@
-// Per-iteration cost of the non-private kernels on banana-flat-2d (002_673c6a5269ae2454.txt
-// Table 5.1: d = 2, a = 20) with n = 10⁵ simulated rows:
+// Per-iteration cost of the non-private kernels on banana-flat-2d ([Raisa2021] Table 5.1:
+// d = 2, a = 20) with n = 10⁵ simulated rows:
 //   HmcIteration   one HMC transition with L = 10 leapfrog steps (10 fused log-lik + gradient
 //                  passes over the data), η = the preset's non-private step size (0.001)
 //   HmcJittered    the same with the randomised-Halton step size

@@ -1,10 +1,12 @@
-// Per-iteration cost of TunaMH (003_d4664856a36907c9.txt, Algorithm 1) on the truncated Gaussian
-// mixture of 003 Section 6.1 (σx² = 2, true θ = (0, 1), data range [−8, 8], box |θ_j| ≤ 3),
-// proposal sd 0.06 and λ = 10 (reference-configs.md, "DP-Fast MH"), started at the true θ.
+// Per-iteration cost of TunaMH ([ZhangZhang2023] Algorithm 1) on the truncated Gaussian
+// mixture of [ZhangZhang2023] Section 6.1 (σx² = 2, true θ = (0, 1), data range [−8, 8],
+// box |θ_j| ≤ 3), proposal sd 0.06 and λ = 10 (docs/references.md, "DP-Fast MH"), started at the
+// true θ.
 //   TunaMhIteration/N/τ   N simulated rows, temperature τ (T = 1/τ):
-//     N = 50 000,  τ = 500     003's setting (N·T = 100)
+//     N = 50 000,  τ = 500     [ZhangZhang2023]'s setting (N·T = 100)
 //     N = 10⁶,     τ = 10 000  the same posterior width (N·T = 100): the batch size stays put
-//     N = 10⁶,     τ = 500     20× the data at 003's temperature: C, hence the batch, grows 20×
+//     N = 10⁶,     τ = 500     20× the data at [ZhangZhang2023]'s temperature: C, hence the
+//                              batch, grows 20×
 // Counters: batch_size = mean B (rows evaluated per iteration), minibatch = mean |I|, accept =
 // acceptance rate; items/s = rows evaluated per second.
 #include <benchmark/benchmark.h>

@@ -7,7 +7,7 @@ measures the MMD that such a sampler could not get below, even with exact draws 
 data set of our experiment (docs/experiments.md, "DP HMC paper experiment").
 
 The banana-dphmc-2d likelihood is x1 ~ N(t1, s1), x2 ~ N(t2 + a t1^2, s2) with a = 20,
-s1 = 2000, s2 = 2500 (variances; 000_24953f9f9db06b85.txt Section 4.1). With the prior
+s1 = 2000, s2 = 2500 (variances; [RaisaKoskelaHonkela2021] Section 4.1). With the prior
 N(0, 1000 I) neglected (its precision is 1e-3 against the likelihood's n/s1 = 50), the posterior
 is exactly t1 ~ N(mean x1, s1/n), t2 | t1 ~ N(mean x2 - a t1^2, s2/n); pi^2 halves both
 variances. The MMD is ours (src/diagnostics/mmd.hpp): Gaussian kernel, bandwidth the median of

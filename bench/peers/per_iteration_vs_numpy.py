@@ -26,13 +26,13 @@ dp_accounting). Two cases, each timed on both sides in this process's run:
    'Batch var > 1, exit') when a batch's scaled variance exceeds 1, and the iterations actually run
    are reported. dpmcmc: `sample --model mixture-fastmh-2d --n 1000000 --sampler dp-barker
    --batch 1000 --noise-variance 2 --proposal-sd 0.1 --adapt false` (sd 0.1 = √prop_var).
-   The models differ in detail: mixture-fastmh-2d is DP-Fast MH's mixture (003 Section 6.1): rows
-   declared in [-8, 8], flat prior on the box [-3, 3]², tempering T = 1/500 (so N·T = 2000 at
-   n = 10^6, against the NeurIPS code's N·T = 100, and a clip bound √b/(nT) 20 times smaller);
-   the NeurIPS model is Welling & Teh's mixture with the N(0, diag(10, 1)) prior on untruncated
-   data (gmm_code/mog_model.py). Both iterations do the same work: a batch of 1000 rows drawn
-   without replacement, two per-row log-likelihoods of the mixture per row, clip, batch mean and
-   variance, Gaussian noise and one V_corr draw, Barker's test.
+   The models differ in detail: mixture-fastmh-2d is DP-Fast MH's mixture ([ZhangZhang2023] Section
+   6.1): rows declared in [-8, 8], flat prior on the box [-3, 3]², tempering T = 1/500 (so
+   N·T = 2000 at n = 10^6, against the NeurIPS code's N·T = 100, and a clip bound √b/(nT) 20 times
+   smaller); the NeurIPS model is Welling & Teh's mixture with the N(0, diag(10, 1)) prior on
+   untruncated data (gmm_code/mog_model.py). Both iterations do the same work: a batch of 1000 rows
+   drawn without replacement, two per-row log-likelihoods of the mixture per row, clip, batch mean
+   and variance, Gaussian noise and one V_corr draw, Barker's test.
 
 2. DP penalty on banana-flat-2d (thesis Table 5.1: a = 20, likelihood variances 20 and 2.5, prior
    φ(θ) ~ N(0, 1000 I), n = 10^5 untempered), ε = 4, δ = 1e-6, τ = 0.1, clip 2, proposal sd 0.008

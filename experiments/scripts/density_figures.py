@@ -1,13 +1,13 @@
 """The papers' density and contour figures, drawn by `dpmcmc plot` (docs/reproduction.md).
 
-- The 2-d posteriors of the thesis' Table 5.1 with 20 starting points (002 Figure 5.1, 001
-  Figure 6.1): `dpmcmc plot --model M --starts 20`, one figure per model.
-- 003 Figure 2: the DP-Fast MH mixture, DP-Fast MH, DP penalty, DP Barker and TunaMH draws against
-  the exact posterior.
-- 000 Figure 2: the DP HMC paper's banana at epsilon = 15, the best, median and worst of its 10
-  repeats by MMD for each algorithm, against the exact posterior. The cells are rerun from
-  experiments/dphmc.json with their chain files (same seeds and key as the committed rows), and
-  each rerun's MMD is printed beside the committed one.
+- The 2-d posteriors of the thesis' Table 5.1 with 20 starting points ([Raisa2021] Figure 5.1,
+  [Raisa2021short] Figure 6.1): `dpmcmc plot --model M --starts 20`, one figure per model.
+- [ZhangZhang2023] Figure 2: the DP-Fast MH mixture, DP-Fast MH, DP penalty, DP Barker and TunaMH
+  draws against the exact posterior.
+- [RaisaKoskelaHonkela2021] Figure 2: the DP HMC paper's banana at epsilon = 15, the best, median
+  and worst of its 10 repeats by MMD for each algorithm, against the exact posterior. The cells are
+  rerun from experiments/dphmc.json with their chain files (same seeds and key as the committed
+  rows), and each rerun's MMD is printed beside the committed one.
 
     python3 experiments/scripts/density_figures.py [--dpmcmc build/dpmcmc] \
         [--out docs/figures/densities] [--work out/density-figures] [--only dphmc]
@@ -69,12 +69,12 @@ def draw_presets(args):
 
 
 def draw_fastmh(args):
-    # 003 Figure 2: the mixture after warmup, at total epsilon 30, the largest of
-    # experiments/fastmh.json (8644 DP-Fast MH iterations at 0.05 per iteration; 003 shows 10^4
-    # steps; above about 33 the discrete noise's delta refuses the run, docs/reproduction.md):
-    # DP-Fast MH (minibatch and full batch), the baselines DP penalty (at 20: at 30 its 2e5
-    # releases exceed the discrete noise's share of delta) and DP Barker, and non-private TunaMH,
-    # repeat 1.
+    # [ZhangZhang2023] Figure 2: the mixture after warmup, at total epsilon 30, the largest of
+    # experiments/fastmh.json (8644 DP-Fast MH iterations at 0.05 per iteration; [ZhangZhang2023]
+    # shows 10^4 steps; above about 33 the discrete noise's delta refuses the run,
+    # docs/reproduction.md): DP-Fast MH (minibatch and full batch), the baselines DP penalty (at 20:
+    # at 30 its 2e5 releases exceed the discrete noise's share of delta) and DP Barker, and
+    # non-private TunaMH, repeat 1.
     fm = os.path.join(args.work, "fastmh")
     fm_labels = {"fastmh-e005/30": ("eps-30", "DP-Fast MH (minibatch), total epsilon 30"),
                  "fastmh-full-e005/30": ("eps-30", "DP-Fast MH (full batch), total epsilon 30"),
@@ -93,7 +93,8 @@ def draw_fastmh(args):
                                     eps_dir, "rep-1"))
         fm_names += ["--label", name]
     run([args.dpmcmc, "plot", "--model", "mixture-fastmh-2d", *fm_runs, *fm_names, "--title",
-         "mixture-fastmh-2d (003 Figure 2): draws after warmup against the exact regions",
+         "mixture-fastmh-2d ([ZhangZhang2023] Figure 2): draws after warmup against the exact "
+         "regions",
          "--name", "fastmh-mixture", "--out", args.out, "--threads", args.threads])
 
 

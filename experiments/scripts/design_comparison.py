@@ -1,10 +1,10 @@
 """Two repeat designs of one experiment, compared cell by cell (issue 29, item 8).
 
-The papers keep one data set and vary only the starting points across repeats (002 Section 5.2,
-000 Section 4.1; our specs' "fixed_data" and "paired_starts"); our shipped specs redraw the data
-in every repeat. The medians then estimate different things: the papers' the error on one data
-set, ours the error averaged over data sets. This script sets the results of the same grid under
-the two designs side by side, per (model, sampler, epsilon):
+The papers keep one data set and vary only the starting points across repeats ([Raisa2021] Section
+5.2, [RaisaKoskelaHonkela2021] Section 4.1; our specs' "fixed_data" and "paired_starts"); our
+shipped specs redraw the data in every repeat. The medians then estimate different things: the
+papers' the error on one data set, ours the error averaged over data sets. This script sets the
+results of the same grid under the two designs side by side, per (model, sampler, epsilon):
 
 - the median and interquartile range of the metric under each design;
 - a two-sided Mann-Whitney U test of "same distribution" (the repeats of the two files are

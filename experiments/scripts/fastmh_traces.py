@@ -1,10 +1,12 @@
-"""003's convergence figures on the mixture, from the chain files of experiments/fastmh.json.
+"""[ZhangZhang2023]'s convergence figures on the mixture, from the chain files of
+experiments/fastmh.json.
 
 - Figure 1(c): symmetric KL against iterations, (d): against time, 4: against rows evaluated, for
   the samplers at 0.05 per iteration (DP-Fast MH minibatch and full batch) and the baselines
   (DP penalty, DP Barker, non-private TunaMH), in the cells of one total epsilon (default 20,
-  the largest at which every private sampler runs: 4746 DP-Fast MH iterations, where 003 runs
-  10^4; at 30 the DP penalty's 2e5 releases exceed the discrete noise's share of delta).
+  the largest at which every private sampler runs: 4746 DP-Fast MH iterations, where
+  [ZhangZhang2023] runs 10^4; at 30 the DP penalty's 2e5 releases exceed the discrete noise's share
+  of delta).
 - Figure 1(b): DP-Fast MH's mean padded batch B (results.csv's batch_size) and mean rows
   evaluated per iteration (n in the iterations that fall back to the full batch) against its
   per-iteration epsilon, at the same total epsilon.
@@ -12,10 +14,10 @@
 The KL at k draws is that of the first k kept draws (after the warmup half) against the exact
 posterior's bin masses, so the x axis is the warmup plus k. Its reference is computed here, not by
 dpmcmc: the rows are regenerated with `dpmcmc simulate --seed DATA_SEED` and the posterior
-(003 E.1's likelihood, temperature 1/500, flat prior on [-3, 3]^2) is integrated on each of the
-100 x 100 bins of [-3, 3]^2 with 4 x 4 midpoints. The divergence is dpmcmc's `sym_kl` definition
-(src/diagnostics/histogram_kl.hpp: additive pseudo-mass 1e-6 per bin) on that fixed box, so the
-last point of a trace is close to, not equal to, the cell's `sym_kl` (covering box, 2e5 exact
+([ZhangZhang2023] E.1's likelihood, temperature 1/500, flat prior on [-3, 3]^2) is integrated on
+each of the 100 x 100 bins of [-3, 3]^2 with 4 x 4 midpoints. The divergence is dpmcmc's `sym_kl`
+definition (src/diagnostics/histogram_kl.hpp: additive pseudo-mass 1e-6 per bin) on that fixed box,
+so the last point of a trace is close to, not equal to, the cell's `sym_kl` (covering box, 2e5 exact
 draws); the script prints both.
 
 Time: the chain's sampling seconds (curator report) spread evenly over its iterations, an

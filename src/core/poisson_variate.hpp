@@ -1,6 +1,6 @@
 // Exact Poisson variates on the algorithm stream (Rng has none, and <random>'s distributions are
 // implementation-defined, docs/architecture.md). TunaMH draws its batch size B ~ Poisson(λ + C·M(θ,
-// θ′)) every iteration (003_d4664856a36907c9.txt, Algorithm 1), with means from below 1 to 10⁵ and
+// θ′)) every iteration ([ZhangZhang2023] Algorithm 1), with means from below 1 to 10⁵ and
 // more.
 //
 // Two exact methods:

@@ -1,7 +1,7 @@
 // Fashion-MNIST (Xiao, Rasul and Vollgraf 2017: 70000 28×28 grey-scale images of ten clothing
 // classes, 6000 training and 1000 test images per class) as a two-class logistic-regression data
 // set: the analogue of the MNIST 7-vs-9 task with 50 principal components of
-// 003_d4664856a36907c9.txt, Section 6 and Appendix E.2.
+// [ZhangZhang2023] Section 6 and Appendix E.2.
 //
 // Pipeline (load_fashion_mnist):
 //  1. read the four IDX files of `dir` (idx_reader.hpp), keep the images of the two chosen classes,

@@ -1,8 +1,8 @@
 // Symmetric KL divergence between 2-d histograms, DP-Fast MH's accuracy metric
-// (003_d4664856a36907c9.txt Section 6.1, Figure 1(a), (c), (d), Figure 4: "symmetric KL" between
+// ([ZhangZhang2023] Section 6.1, Figure 1(a), (c), (d), Figure 4: "symmetric KL" between
 // the histogram of the chain's draws and that of the true posterior of the two-parameter Gaussian
-// mixture). 003 states neither the number of bins nor the box nor what it does with empty bins;
-// our choices, stated here so that values are reproducible:
+// mixture). [ZhangZhang2023] states neither the number of bins nor the box nor what it does with
+// empty bins; our choices, stated here so that values are reproducible:
 //
 // - Bins: `bins` × `bins` equal bins over a rectangle (default 100 per axis). Bins are half-open
 //   [lo, lo + w); the upper edge of the box belongs to the last bin.

@@ -1,5 +1,5 @@
 // Maximum mean discrepancy between an algorithm's draws and reference draws, the accuracy
-// metric of the thesis (002_673c6a5269ae2454.txt, Section 5.3; Gretton et al. 2012, "A kernel
+// metric of the thesis ([Raisa2021] Section 5.3; Gretton et al. 2012, "A kernel
 // two-sample test", JMLR 13, Lemma 6 for the unbiased estimator).
 //
 // Kernel: Gaussian RBF k(x, y) = exp(−‖x − y‖² / (2σ²)) (the thesis prints the exponent without

@@ -1,5 +1,5 @@
 // Moment errors of a sample against a reference, the thesis' secondary accuracy metrics
-// (002_673c6a5269ae2454.txt, Section 6.3: "the distance of the sample mean from the true mean"
+// ([Raisa2021] Section 6.3: "the distance of the sample mean from the true mean"
 // for the circle model, where no reference sample exists).
 // Samples are n × d matrices, one draw per row.
 #pragma once

@@ -152,13 +152,13 @@ void record_outcome(const ExperimentSpec& spec, const SampleOutcome& out, Result
                : std::nullopt);
   row.set("llr_clip_frac", finite(column_mean(out.run, {"clip_frac__", "llr_clip_frac__"})));
   row.set("grad_clip_frac", finite(column_mean(out.run, {"grad_clip_frac__"})));
-  // Rows evaluated per iteration (003 Figures 1(b), 3(b): "batch size"; 0 in an iteration that
-  // released nothing, n in a full-batch one). Computed from the private rows without noise: an
-  // experiment's results are the curator's evaluation record, as the clip fractions are.
+  // Rows evaluated per iteration ([ZhangZhang2023] Figures 1(b), 3(b): "batch size"; 0 in an
+  // iteration that released nothing, n in a full-batch one). Computed from the private rows without
+  // noise: an experiment's results are the curator's evaluation record, as the clip fractions are.
   row.set("batch_size", finite(column_mean(out.run, {"batch_size__"})));
   if (wants(spec, "mmd") && out.mmd) row.set("mmd", finite(out.mmd->mmd));
   // The noise floor: as many exact draws against the same reference (the thesis' black lines,
-  // 002 Figures 6.3 and 6.4).
+  // [Raisa2021] Figures 6.3 and 6.4).
   if (wants(spec, "mmd") && out.mmd_baseline) row.set("mmd_exact", finite(*out.mmd_baseline));
   if (wants(spec, "mean_error") && out.mean_error) row.set("mean_error", finite(*out.mean_error));
   if (wants(spec, "sym_kl") && out.sym_kl) row.set("sym_kl", finite(*out.sym_kl));

@@ -14,7 +14,7 @@
 //            its lower bound on ε beside the certified ε. The iteration counts k are the cells'
 //            sweep coordinate ("iterations"; an audit spec has no other sweep).
 // A "sweep" adds one grid coordinate: each swept sampler label runs once per value of one
-// hyperparameter (e.g. the clip bound of 002_673c6a5269ae2454.txt Section 6.2).
+// hyperparameter (e.g. the clip bound of [Raisa2021] Section 6.2).
 #pragma once
 
 #include <cstdint>
@@ -112,11 +112,12 @@ struct ExperimentSpec {
   std::size_t samples = 500;
   InitRule init;
   // "paired_starts": true gives every sampler, ε and sweep value of one repeat the same starting
-  // points (the papers' design: 000 Section 4.1, 002 Section 5.2); false: each cell draws its own.
+  // points (the papers' design: [RaisaKoskelaHonkela2021] Section 4.1, [Raisa2021] Section 5.2);
+  // false: each cell draws its own.
   bool paired_starts = false;
   // "fixed_data": true gives every repeat the same synthetic data (the papers' design: their
-  // repeats vary only the starting points, 000 Section 4.1, 002 Section 5.2); false: each repeat
-  // draws its own data set.
+  // repeats vary only the starting points, [RaisaKoskelaHonkela2021] Section 4.1, [Raisa2021]
+  // Section 5.2); false: each repeat draws its own data set.
   bool fixed_data = false;
   double warmup_fraction = 0.5;
   // Accuracy metrics written to the results (the others are NA): mmd, mean_error, cov_error,

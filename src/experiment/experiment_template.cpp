@@ -17,7 +17,7 @@ std::vector<PrivacyEvent> release_template(const std::string& sampler, const nlo
     const auto model = preset.make_model();
     return entry->build_private(sampler, params, *model, n).per_iteration;
   }
-  // 002_673c6a5269ae2454.txt, Theorem 4.3: one llr release (τ_l√n) and L + 1 gradients (τ_g√n).
+  // [Raisa2021] Theorem 4.3: one llr release (τ_l√n) and L + 1 gradients (τ_g√n).
   return dp_hmc_template(number_param(params, sampler, "tau_l"),
                          number_param(params, sampler, "tau_g"),
                          count_param(params, sampler, "steps"), static_cast<double>(n));

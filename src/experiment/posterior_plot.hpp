@@ -1,9 +1,9 @@
 // Draws of a two-parameter posterior against its exact density (`dpmcmc plot`): the contours of
 // the highest-density regions holding 50 %, 90 % and 99 % of the exact posterior's mass, with
 // each run's draws scattered over them, one panel per run, and the chains' starting points when
-// asked. The papers' figures of this kind: 000 Figure 2 (densities of the best, median and worst
-// run), 001 Figures 5.1 (the 2-d posteriors with the starting points) and 6.1 (their contours),
-// 003 Figure 2 (the mixture after 10⁴ steps).
+// asked. The papers' figures of this kind: [RaisaKoskelaHonkela2021] Figure 2 (densities of the
+// best, median and worst run), [Raisa2021short] Figures 5.1 (the 2-d posteriors with the starting
+// points) and 6.1 (their contours), [ZhangZhang2023] Figure 2 (the mixture after 10⁴ steps).
 //
 // The region of mass m is {θ : log p(θ) ≥ L_m}, p the unnormalised posterior; L_m is the (1 − m)
 // quantile of log p over exact posterior draws (Θ ~ p puts mass m above it), so no grid limits

@@ -105,10 +105,11 @@ std::string metric_label(const std::string& metric) {
                                      : std::string("mean error");
 }
 
-// The exact-vs-exact MMD, the thesis' black lines (002 Figures 6.2–6.4), as dotted lines: per
-// curve from its cells' own mmd_exact (`exact`: curve → "x median" lines; it depends on the number
-// of draws kept, which a private sampler's budget sets per ε), in the curve's colour; else, for a
-// model whose rows record none, one black line from x = lo to hi with the --floor file's median.
+// The exact-vs-exact MMD, the thesis' black lines ([Raisa2021] Figures 6.2–6.4), as dotted lines:
+// per curve from its cells' own mmd_exact (`exact`: curve → "x median" lines; it depends on the
+// number of draws kept, which a private sampler's budget sets per ε), in the curve's colour; else,
+// for a model whose rows record none, one black line from x = lo to hi with the --floor file's
+// median.
 void add_floor_lines(const ResultsSummary& s, const std::string& model,
                      const std::vector<std::string>& order,
                      const std::map<std::string, std::string>& exact, const std::string& stem,
@@ -268,7 +269,7 @@ std::string sweep_curve(const SampleGroup& g) {
 // Swept groups (summary order: sweep value ascending within a curve): median metric with its
 // interquartile band vs the swept value (`vs_clip` false) or vs the median clipped fraction of
 // log-likelihood ratios (`vs_clip` true), one curve per sampler (and ε), one panel per model —
-// the two rows of 002_673c6a5269ae2454.txt Figure 6.2.
+// the two rows of [Raisa2021] Figure 6.2.
 std::optional<Figure> sweep_figure(const ResultsSummary& s, const std::filesystem::path& dir,
                                    Palette& palette, bool vs_clip, bool kl = false) {
   const auto value = [kl](const SampleGroup& g) -> const Spread& {

@@ -7,7 +7,7 @@
 //               value (log scale when positive), one curve per swept sampler (and ε), one panel
 //               per model; swept groups are left out of accuracy and clipping
 //   sweep-clipped  the same metric vs the median clipped fraction of log-likelihood ratios
-//               (002_673c6a5269ae2454.txt Figure 6.2, bottom row)
+//               ([Raisa2021] Figure 6.2, bottom row)
 //   sym-kl, sweep-sym-kl  the accuracy and sweep figures for the sym_kl column (lower is better),
 //               drawn when some rows have it
 //   accounting  iterations allowed vs ε (log scale), one curve per accountant, one panel per

@@ -40,8 +40,9 @@ struct SampleGroup {
   Spread accuracy, acceptance, llr_clip, grad_clip, iterations, rhat, certified_epsilon;
   Spread sym_kl;  // the sym_kl column (lower is better, like the MMD)
   // mmd_exact: the MMD of as many exact draws as the cells kept against the same reference, the
-  // MMD's noise floor for these cells (the thesis' black lines, 002 Figures 6.2–6.4). It depends
-  // on the number of draws, which a private sampler's budget sets per ε: a group's, not a model's.
+  // MMD's noise floor for these cells (the thesis' black lines, [Raisa2021] Figures 6.2–6.4). It
+  // depends on the number of draws, which a private sampler's budget sets per ε: a group's, not a
+  // model's.
   Spread exact;
 };
 

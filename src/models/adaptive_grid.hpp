@@ -1,8 +1,8 @@
 // A grid reference posterior (models/grid_posterior.hpp) that finds where the mass is first: a
 // coarse grid over the whole support locates the cells that hold non-negligible mass, and a fine
 // grid over the box around them is the reference. This is what makes the grid affordable as an
-// "exact" sampler in every experiment cell for the mixture of 003_d4664856a36907c9.txt
-// Section 6.1: its posterior (N·T = 100 effective rows) occupies a few percent of the prior's
+// "exact" sampler in every experiment cell for the mixture of [ZhangZhang2023] Section 6.1:
+// its posterior (N·T = 100 effective rows) occupies a few percent of the prior's
 // box [−3, 3]², so a uniform fine grid over the box would spend most of its N = 50 000-row
 // evaluations where the density is below 1e-100.
 //

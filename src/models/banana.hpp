@@ -1,4 +1,4 @@
-// The Bayesian banana model (002_673c6a5269ae2454.txt Definition 5.1, Theorem 5.2, Appendix A).
+// The Bayesian banana model ([Raisa2021] Definition 5.1, Theorem 5.2, Appendix A).
 //
 // g(φ) = (φ1, φ2 − a(φ1 − m)² − b, φ3, …, φd) maps a Gaussian to a banana; its inverse is
 // φ(θ) = g⁻¹(θ) = (θ1, θ2 + a(θ1 − m)² + b, θ3, …, θd) with Jacobian determinant 1. The model is

@@ -1,4 +1,4 @@
-// The circle model (002_673c6a5269ae2454.txt Section 5.1, "Circle Model"): one observed scalar r
+// The circle model ([Raisa2021] Section 5.1, "Circle Model"): one observed scalar r
 // per row and parameters θ = (θ1, θ2) with
 //   log p(r | θ) = −a (θ1² + θ2² − r²)²,   flat (improper) prior p(θ) = 1,
 // so the posterior is a thin ring around the origin; the thesis shows it is normalisable and has

@@ -2,9 +2,9 @@
 // clipping study (DP-Fast MH's per-row bound c_i·M is of another kind and lives with it, and the
 // batch moments of the minibatch penalty and DP Barker share only the checked ratios).
 //   log-likelihood ratios  r_i = log p(x_i|θ′) − log p(x_i|θ), clipped to ±bound
-//     (DP penalty's release, 002_673c6a5269ae2454.txt Section 3.1 with bound = b‖θ′ − θ‖₂; the
-//     accept step of DP HMC, 000_24953f9f9db06b85.txt Algorithm 4; the non-private clipping
-//     study, 002 Section 6.2; the minibatch penalty and DP Barker's batch moments);
+//     (DP penalty's release, [Raisa2021] Section 3.1 with bound = b‖θ′ − θ‖₂; the
+//     accept step of DP HMC, [RaisaKoskelaHonkela2021] Algorithm 4; the non-private clipping
+//     study, [Raisa2021] Section 6.2; the minibatch penalty and DP Barker's batch moments);
 //   gradients  g_i = ∇_θ log p(x_i|θ), scaled by min(1, bound/‖g_i‖₂)
 //     (DP HMC's gradient release; DP-SGLD and DP-SGNHT).
 // The full-data releases and the gradient releases (privacy/private_data) and the non-private

@@ -1,5 +1,5 @@
 // Bernoulli likelihood with a conjugate Beta prior, the discrete exponential-family model of
-// issue 4 item 4 (004_14fb110475802c51.txt, Section 3.3):
+// issue 4 item 4 ([Yildirim2020] Section 3.3):
 //   p ~ Beta(a, b),   y_i | p ~ Bernoulli(p),   y_i ∈ {0, 1}.
 // log p(y|p) = y logit(p) + log(1 − p): s(y) = y ∈ [0, 1], η(p) = logit p, A(p) = −log(1 − p).
 // S = Σ y_i has L2 sensitivity Δ = 1 under substitution. The posterior is

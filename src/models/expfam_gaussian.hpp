@@ -1,5 +1,5 @@
 // Gaussian mean with known covariance as an exponential family, for the exponential-family
-// penalty algorithm (004_14fb110475802c51.txt, Section 3.3, Algorithm 3):
+// penalty algorithm ([Yildirim2020] Section 3.3, Algorithm 3):
 //   θ ~ N_d(μ0, Σ0),   x_i | θ ~ N_d(θ, Σ),   every x_i declared to lie in the box [lo, hi].
 // log p(x|θ) = θᵀΣ⁻¹x − ½θᵀΣ⁻¹θ + log h(x): s(x) = x, η(θ) = Σ⁻¹θ, A(θ) = ½θᵀΣ⁻¹θ.
 // The box is a declaration about the data, not a truncation of the likelihood: it bounds s(x),

@@ -1,4 +1,4 @@
-// Exponential-family models for the penalty algorithm of 004_14fb110475802c51.txt, Section 3.3
+// Exponential-family models for the penalty algorithm of [Yildirim2020] Section 3.3
 // and Algorithm 3. The likelihood of one row is
 //   p(x | θ) = h(x) exp[η(θ)ᵀ s(x) − A(θ)]
 // (the paper writes g(θ) = exp(−A(θ)) and φ(θ) = η(θ)), so that the log-likelihood ratio of all
@@ -8,7 +8,7 @@
 // SufficientStatistic is what PrivateData::suff_stat needs to release S: the per-row statistic
 // on blocks of rows and its declared bounded range [lo, hi] (componentwise). Every row's s(x)
 // must lie in that box, so substituting one row moves S by at most ‖hi − lo‖₂: the L2
-// sensitivity Δ of S under the substitute relation (004_14fb110475802c51.txt, "∇₂S = sup‖S(x) −
+// sensitivity Δ of S under the substitute relation ([Yildirim2020], "∇₂S = sup‖S(x) −
 // S(y)‖₂", just before Assumption A4).
 #pragma once
 

@@ -1,5 +1,5 @@
-// Gaussian likelihood with known covariance and a Gaussian prior (002_673c6a5269ae2454.txt
-// Section 5.1, "The Gaussian Model"; 000_24953f9f9db06b85.txt Section 4):
+// Gaussian likelihood with known covariance and a Gaussian prior ([Raisa2021] Section 5.1,
+// "The Gaussian Model"; [RaisaKoskelaHonkela2021] Section 4):
 //   θ ~ N_d(μ0, Σ0),   x_i | θ ~ N_d(θ, Σ),   posterior tempered by T.
 // The tempered posterior is Gaussian with precision Λ = Σ0⁻¹ + T n Σ⁻¹ and mean
 // Λ⁻¹(Σ0⁻¹ μ0 + T Σ⁻¹ Σ_i x_i) (conjugate update, Gelman et al., BDA Section 3.5), so it has an

@@ -1,20 +1,21 @@
 // The truncated two-component Gaussian mixture of the minibatch-MH literature (Welling & Teh
-// 2011; DP Barker; TunaMH; 003_d4664856a36907c9.txt Section 6.1 and Appendix E.1):
+// 2011; DP Barker; TunaMH; [ZhangZhang2023] Section 6.1 and Appendix E.1):
 //   x_i | θ ~ ½ N(θ1, σx²) + ½ N(θ1 + θ2, σx²),   σx² = 2,   θ ~ N(0, diag(10, 1)),
 // true θ = (0, 1); the posterior has modes near (0, 1) and (1, −1).
 //
-// Tempering. 003 generates N = 50 000 rows "and use[s] a temperature 500". In the minibatch-MH
-// papers it builds on, a temperature τ divides the log-likelihood (π ∝ p(θ) Π p(x_i|θ)^{1/τ}),
-// which in our convention log π = log p(θ) + T Σ log p(x_i|θ) is T = 1/τ = 1/500. This matches
-// the DP Barker setting T = 100/N (reference-configs.md): both give an effective sample size of
-// N·T = 100 rows. kDpFastMhTemperature below is that value.
+// Tempering. [ZhangZhang2023] generates N = 50 000 rows "and use[s] a temperature 500". In the
+// minibatch-MH papers it builds on, a temperature τ divides the log-likelihood (π ∝ p(θ) Π
+// p(x_i|θ)^{1/τ}), which in our convention log π = log p(θ) + T Σ log p(x_i|θ) is T = 1/τ = 1/500.
+// This matches the DP Barker setting T = 100/N (docs/references.md, "DP Barker setting"): both give
+// an effective sample size of N·T = 100 rows. kDpFastMhTemperature below is that value.
 //
-// Truncation and Assumption 1 (003, Assumption 1; Appendix E.1). 003's text restricts the data to
-// x_i ∈ [−3, 3] (its code does not) and uses the *untruncated* mixture density as the likelihood;
-// we do the same with a configurable range [−R, R]. The default R = 8 removes a negligible mass
-// under the true θ: P(|x| > 8) = ½[P(|N(0,2)| > 8) + P(|N(1,2)| > 8)] ≈ ½[1.6e-8 + 3.7e-7] ≈ 2e-7,
-// i.e. about 0.01 of the 50 000 rows, so the density used as likelihood is the one that generated
-// the data up to that mass. (R = 3, 003's text, truncates ≈ 5.7% of the mass and shrinks the rows'
+// Truncation and Assumption 1 ([ZhangZhang2023] Assumption 1; Appendix E.1). [ZhangZhang2023]'s
+// text restricts the data to x_i ∈ [−3, 3] (its code does not) and uses the *untruncated* mixture
+// density as the likelihood; we do the same with a configurable range [−R, R]. The default R = 8
+// removes a negligible mass under the true θ:
+// P(|x| > 8) = ½[P(|N(0,2)| > 8) + P(|N(1,2)| > 8)] ≈ ½[1.6e-8 + 3.7e-7] ≈ 2e-7, i.e. about 0.01 of
+// the 50 000 rows, so the density used as likelihood is the one that generated the data up to that
+// mass. (R = 3, [ZhangZhang2023]'s text, truncates ≈ 5.7% of the mass and shrinks the rows'
 // variance below σx², which turns the two modes into one ridge: docs/decisions.md.)
 //
 // The per-row bound. With r1 = x − θ1, r2 = x − θ1 − θ2 and w2 ∈ (0, 1) the responsibility of the
@@ -22,15 +23,16 @@
 //   ∇_θ log p(x|θ) = (w1 r1 + w2 r2, w2 r2) / σx².
 // |∇|² = (w1 r1 + w2 r2)² + w2² r2² is convex in w2 (a sum of squares of affine functions), so
 // its maximum over w2 ∈ [0, 1] is at an end: r1² (w2 = 0) or 2 r2² (w2 = 1). The prior support is
-// unbounded, so (like 003, whose c_i of Appendix E.1 is a bound over |θ1|, |θ2| ≤ 3) we restrict θ
-// to a declared box |θ1| ≤ a1, |θ2| ≤ a2: the prior is the N(0, diag(10, 1)) density truncated
-// to the box (log prior −∞ outside). On the box |r1| ≤ |x| + a1 and |r2| ≤ |x| + a1 + a2, so
+// unbounded, so (like [ZhangZhang2023], whose c_i of Appendix E.1 is a bound over |θ1|, |θ2| ≤ 3)
+// we restrict θ to a declared box |θ1| ≤ a1, |θ2| ≤ a2: the prior is the N(0, diag(10, 1)) density
+// truncated to the box (log prior −∞ outside). On the box |r1| ≤ |x| + a1 and
+// |r2| ≤ |x| + a1 + a2, so
 //   ‖∇_θ log p(x|θ)‖₂ ≤ √2 (|x| + a1 + a2) / σx² =: c(x),
 // and since the box is convex the mean-value theorem along the segment θ → θ′ gives
 //   |log p(x|θ′) − log p(x|θ)| ≤ c(x) ‖θ′ − θ‖₂,   i.e. c_i = c(x_i), M(θ, θ′) = ‖θ − θ′‖₂.
-// This is tighter than 003's c_i = √(((2|x|+9)/σx²)² + ((|x|+6)/σx²)²) (their a1 = a2 = 3,
-// |∂θ1| bounded by |r1| + |r2|): at x = 0, 4.24 against 5.41. Default box a1 = a2 = 3 (003's):
-// with N·T = 100 the posterior sds are ≈ 0.2–0.4, far inside it.
+// This is tighter than [ZhangZhang2023]'s c_i = √(((2|x|+9)/σx²)² + ((|x|+6)/σx²)²) (their
+// a1 = a2 = 3, |∂θ1| bounded by |r1| + |r2|): at x = 0, 4.24 against 5.41. Default box a1 = a2 = 3
+// ([ZhangZhang2023]'s): with N·T = 100 the posterior sds are ≈ 0.2–0.4, far inside it.
 //
 // Exact posterior (for evaluation: MMD reference draws and the presets' starting deviation).
 // There is no closed form; sample_posterior draws from the grid reference of
@@ -53,7 +55,7 @@
 
 namespace dpmcmc {
 
-// 003_d4664856a36907c9.txt Section 6.1 "temperature 500" in our convention (see above).
+// [ZhangZhang2023] Section 6.1 "temperature 500" in our convention (see above).
 inline constexpr double kDpFastMhTemperature = 1.0 / 500.0;
 
 class GaussianMixtureModel : public Model, public RatioBound {
@@ -62,7 +64,7 @@ class GaussianMixtureModel : public Model, public RatioBound {
     double sigma_x2 = 2.0;      // σx², the variance of each component
     double prior_var1 = 10.0;   // prior variance of θ1
     double prior_var2 = 1.0;    // prior variance of θ2
-    double temperature = 1.0;   // T ∈ (0, 1]; 003's setting is kDpFastMhTemperature
+    double temperature = 1.0;   // T ∈ (0, 1]; [ZhangZhang2023]'s setting is kDpFastMhTemperature
     double data_range = 8.0;    // R: rows must lie in [−R, R] for the ratio bound
     double theta_bound1 = 3.0;  // a1: the box |θ1| ≤ a1 of the prior's support
     double theta_bound2 = 3.0;  // a2: |θ2| ≤ a2

@@ -13,12 +13,12 @@
 // family whose ℓ is L-Lipschitz in z,
 //   |ℓ(y, x_iᵀβ′) − ℓ(y, x_iᵀβ)| ≤ L |x_iᵀ(β′ − β)| ≤ L R ‖β′ − β‖₂            (Cauchy–Schwarz)
 // for all β, β′: the log-likelihood-ratio bound per unit step of the DP penalty (its clip) and of
-// TunaMH / DP-Fast MH (003 Assumption 1, c_i = L‖x_i‖), and L R bounds each row's gradient norm.
-// Only the logistic family is globally Lipschitz (L = 1, |y − σ(z)| < 1); its model implements
-// RatioBound. For the others the derivative grows with |z| (probit's inverse Mills ratio, the
-// Poisson rate, the Gaussian residual), so the private samplers clip at a public constant that
-// holds only on a region of β (glm_lipschitz_guess) and the curator's clip fraction says how
-// often it did not.
+// TunaMH / DP-Fast MH ([ZhangZhang2023] Assumption 1, c_i = L‖x_i‖), and L R bounds each row's
+// gradient norm. Only the logistic family is globally Lipschitz (L = 1, |y − σ(z)| < 1); its model
+// implements RatioBound. For the others the derivative grows with |z| (probit's inverse Mills
+// ratio, the Poisson rate, the Gaussian residual), so the private samplers clip at a public
+// constant that holds only on a region of β (glm_lipschitz_guess) and the curator's clip fraction
+// says how often it did not.
 #pragma once
 
 #include <optional>
@@ -85,8 +85,8 @@ class GlmModel : public Model {
   GlmSpec spec_;
 };
 
-// The logistic family, which also promises 003's Assumption 1 with c_i = ‖x_i‖₂ ≤ R and
-// M = ‖β′ − β‖₂ (see above).
+// The logistic family, which also promises [ZhangZhang2023]'s Assumption 1 with c_i = ‖x_i‖₂ ≤ R
+// and M = ‖β′ − β‖₂ (see above).
 class LogisticGlmModel final : public GlmModel, public RatioBound {
  public:
   explicit LogisticGlmModel(GlmSpec spec);

@@ -1,5 +1,5 @@
 // The linear and normal regression families as exponential families, so that the penalty
-// algorithm for exponential families (004_14fb110475802c51.txt, Section 3.3, Algorithm 3;
+// algorithm for exponential families ([Yildirim2020] Section 3.3, Algorithm 3;
 // samplers/dp_penalty_expfam.hpp) runs on a user's design (issue 26).
 //
 // With t = y − m (m the middle of y's declared range when there is an intercept, else 0; the

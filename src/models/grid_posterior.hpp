@@ -1,6 +1,6 @@
 // A reference posterior for two-parameter models, by brute force on a fine grid: the exact
 // target of evaluation when no closed form exists (the Gaussian mixture of
-// 003_d4664856a36907c9.txt Section 6.1). The log density log p(θ) + T Σ log p(x_i | θ) is
+// [ZhangZhang2023] Section 6.1). The log density log p(θ) + T Σ log p(x_i | θ) is
 // evaluated at every cell centre and normalised with log-sum-exp; the reference is the
 // piecewise-constant density equal to that value on each cell. Its moments, its draws and its
 // histograms are exact for that density, which differs from the true posterior by O(h²) in the

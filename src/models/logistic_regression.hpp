@@ -1,4 +1,4 @@
-// Bayesian logistic regression (003_d4664856a36907c9.txt, Section 6 and Appendix E.2: MNIST 7 vs
+// Bayesian logistic regression ([ZhangZhang2023] Section 6 and Appendix E.2: MNIST 7 vs
 // 9 on 50 principal components; here Fashion-MNIST, see data/fashion_mnist.hpp).
 //
 // Each data row is (x_i, y_i) with x_i ∈ R^d and y_i ∈ {0, 1}; with the logit z = x_iᵀθ,
@@ -9,8 +9,8 @@
 // softplus(z) = max(z, 0) + log1p(e^{−|z|}) never overflows (e^{−|z|} ≤ 1) and keeps full
 // relative accuracy for z ≪ 0 (where it is ≈ e^z); σ is evaluated from e^{−|z|} on both sides.
 //
-// Per-row bound (Assumption 1 of 003; the paper's Appendix E.2 bounds each partial derivative,
-// the derivation here is the same in norm form): ℓ(z) = yz − softplus(z) has
+// Per-row bound (Assumption 1 of [ZhangZhang2023]; the paper's Appendix E.2 bounds each partial
+// derivative, the derivation here is the same in norm form): ℓ(z) = yz − softplus(z) has
 // ℓ′(z) = y − σ(z) ∈ (−1, 1) for y ∈ {0, 1}, so ℓ is 1-Lipschitz in z and, by the mean-value
 // theorem and Cauchy–Schwarz,
 //   |log p(y_i|x_i,θ′) − log p(y_i|x_i,θ)| ≤ |x_iᵀ(θ′ − θ)| ≤ ‖x_i‖₂ ‖θ′ − θ‖₂,

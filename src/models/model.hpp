@@ -48,7 +48,7 @@ class Model {
   // ∇ log p(θ), written into out (size dim()).
   virtual void grad_log_prior(const Vec& theta, Eigen::Ref<Vec> out) const = 0;
 
-  // Tempering factor T ∈ (0, 1] applied to the likelihood (002_673c6a5269ae2454.txt Thm 5.2).
+  // Tempering factor T ∈ (0, 1] applied to the likelihood ([Raisa2021] Thm 5.2).
   virtual double temperature() const { return 1.0; }
 
   // out(i) = log p(x_i | θ) for each row i of `rows` (out.size() == rows.rows()).

@@ -23,25 +23,26 @@ namespace {
 
 using nlohmann::json;
 
-// Where the numbers come from (reference-configs.md collects them from the papers and the
-// authors' public experiment code).
+// Where the numbers come from (docs/references.md, "Hyperparameters the papers' authors ran",
+// collects them from the papers and the authors' public experiment code).
 constexpr const char* kThesisModel =
-    "002_673c6a5269ae2454.txt Table 5.1 and Section 5.2; reference-configs.md";
-constexpr const char* kThesisDpHmc = "reference-configs.md, thesis DP HMC table";
-constexpr const char* kThesisPenalty = "reference-configs.md, thesis DP penalty table (plain)";
+    "[Raisa2021] Table 5.1 and Section 5.2; docs/references.md, thesis models";
+constexpr const char* kThesisDpHmc = "docs/references.md, thesis DP HMC table";
+constexpr const char* kThesisPenalty = "docs/references.md, thesis DP penalty table (plain)";
 constexpr const char* kThesisPenaltyOcu =
-    "reference-configs.md, thesis DP penalty table (OCU+GWMH column)";
+    "docs/references.md, thesis DP penalty table (OCU+GWMH column)";
 constexpr const char* kThesisMinibatch =
-    "reference-configs.md, thesis minibatch penalty (plain); noise variance tau*clip^2";
+    "docs/references.md, thesis minibatch penalty (plain); noise variance tau*clip^2";
 constexpr const char* kThesisMinibatchOcu =
-    "reference-configs.md, thesis minibatch penalty (OCU+GWMH); noise variance tau*clip^2";
-constexpr const char* kThesisBarker = "reference-configs.md, thesis DP Barker (noise variance 2)";
-constexpr const char* kPaperModel = "000_24953f9f9db06b85.txt Section 4; reference-configs.md";
+    "docs/references.md, thesis minibatch penalty (OCU+GWMH); noise variance tau*clip^2";
+constexpr const char* kThesisBarker = "docs/references.md, thesis DP Barker (noise variance 2)";
+constexpr const char* kPaperModel =
+    "[RaisaKoskelaHonkela2021] Section 4; docs/references.md, DP HMC paper";
 constexpr const char* kPaperDpHmc =
-    "reference-configs.md, DP HMC paper table; step size randomised per iteration (Halton)";
-constexpr const char* kPaperPenalty = "reference-configs.md, DP HMC paper table (DP penalty)";
+    "docs/references.md, DP HMC paper table; step size randomised per iteration (Halton)";
+constexpr const char* kPaperPenalty = "docs/references.md, DP HMC paper table (DP penalty)";
 constexpr const char* kPaperSgld =
-    "reference-configs.md, DP HMC paper table; batch 1000 from the authors' experiment code "
+    "docs/references.md, DP HMC paper table; batch 1000 from the authors' experiment code "
     "(DPBayes/DP-HMC-experiments params/)";
 
 json dp_hmc(double tau_l, double tau_g, int steps, double step, double clip_l, double clip_g,
@@ -138,7 +139,7 @@ json thesis_experiment(bool circle = false) {
           {"burn_in_fraction", 0.5},
           {"reference_draws", circle ? 0 : 1000},
           {"metric", circle ? "distance of the mean from (0, 0)" : "mmd"},
-          {"source", "002_673c6a5269ae2454.txt Section 5.2; reference-configs.md"}};
+          {"source", "[Raisa2021] Section 5.2; docs/references.md, thesis models"}};
 }
 
 // The exponential-family presets are not from the papers' experiments: an ε grid of our choice.
@@ -157,7 +158,7 @@ json paper_experiment() {
           {"burn_in_fraction", 0.5},
           {"reference_draws", 1000},
           {"metric", "mmd"},
-          {"source", "000_24953f9f9db06b85.txt Section 4; reference-configs.md"}};
+          {"source", "[RaisaKoskelaHonkela2021] Section 4; docs/references.md, DP HMC paper"}};
 }
 
 Vec theta_0_3(int d) {
@@ -210,9 +211,9 @@ std::vector<Preset> build_presets() {
                   {"dp-barker", barker(0.0008, 1300)}};
     // The clipping study ran non-private RWMH and HMC on this very model.
     p.samplers["rwmh"] =
-        rwmh(0.01, "reference-configs.md, clipping study (002_673c6a5269ae2454.txt Section 6.2)");
-    p.samplers["hmc"] = hmc(
-        0.001, 15, "reference-configs.md, clipping study (002_673c6a5269ae2454.txt Section 6.2)");
+        rwmh(0.01, "docs/references.md, thesis clipping study ([Raisa2021] Section 6.2)");
+    p.samplers["hmc"] =
+        hmc(0.001, 15, "docs/references.md, thesis clipping study ([Raisa2021] Section 6.2)");
     // NUTS's bulk-ESS here is about 15 % of its draws (the bend costs it short trees), so 1000
     // draws per chain put its MMD within 2x the exact-draw level in 4 of 10 seeds; 3000 in 5 of 6.
     p.run_defaults["nuts"] = more_draws(
@@ -333,8 +334,8 @@ std::vector<Preset> build_presets() {
     all.push_back(std::move(p));
   }
   {
-    // Table 5.1 prints σ0² = 100 for this row; reference-configs.md (from the authors' code,
-    // which uses a prior scale of 100) says prior *std* 100. We follow reference-configs.md; at
+    // Table 5.1 prints σ0² = 100 for this row; docs/references.md (thesis models, from the
+    // authors' code, which uses a prior scale of 100) gives prior *std* 100. We follow that; at
     // n = 200000 the prior's influence on the posterior is negligible either way.
     Preset p;
     p.name = "gauss-correlated-2d";
@@ -379,7 +380,7 @@ std::vector<Preset> build_presets() {
     p.start_centre(1) = 1.0;
     p.start_sd = 1.0;
     p.delta = 0.1 / static_cast<double>(p.n);
-    p.source = "002_673c6a5269ae2454.txt Section 5.1 and Table 5.1; reference-configs.md";
+    p.source = "[Raisa2021] Section 5.1 and Table 5.1; docs/references.md, thesis models";
     p.experiment = thesis_experiment(true);
     p.samplers = {{"dp-hmc", dp_hmc(0.6, 1.9, 40, 0.07, 0.001, 0.0015, kThesisDpHmc)},
                   {"dp-penalty", penalty(4, 0.2, 0.002, kThesisPenalty)},
@@ -469,8 +470,8 @@ std::vector<Preset> build_presets() {
         "1.011)");
     all.push_back(std::move(p));
   }
-  // Exponential-family models for the sufficient-statistic penalty (004_14fb110475802c51.txt
-  // Algorithm 3). Not from the papers' experiments: settings are our choice, made so that the
+  // Exponential-family models for the sufficient-statistic penalty ([Yildirim2020] Algorithm 3).
+  // Not from the papers' experiments: settings are our choice, made so that the
   // noise sd of the log ratio is ≈ 1–2 at the default τ (see docs/decisions.md).
   {
     Preset p;
@@ -489,7 +490,7 @@ std::vector<Preset> build_presets() {
     p.true_theta(1) = 1.0;
     p.start_centre = p.true_theta;
     p.delta = 0.1 / static_cast<double>(p.n);
-    p.source = "our choice (exponential-family example of 004_14fb110475802c51.txt Section 4)";
+    p.source = "our choice (exponential-family example of [Yildirim2020] Section 4)";
     p.experiment = expfam_experiment();
     p.samplers = {{"dp-penalty-expfam",
                    {{"tau", 0.1},
@@ -530,7 +531,7 @@ std::vector<Preset> build_presets() {
     all.push_back(std::move(p));
   }
   {
-    // 003_d4664856a36907c9.txt Section 6.1 and Appendix E.1, the two-component Gaussian mixture
+    // [ZhangZhang2023] Section 6.1 and Appendix E.1, the two-component Gaussian mixture
     // (models/gaussian_mixture.hpp): x ~ ½ N(θ1, 2) + ½ N(θ1 + θ2, 2), true θ = (0, 1), N = 50 000,
     // "temperature 500" (T = 1/500), flat prior on the box |θ1|, |θ2| ≤ 3 (E.1's c_i assume the
     // same box; a flat prior needs a bounded support for a proper posterior and for c_i). Its
@@ -541,16 +542,17 @@ std::vector<Preset> build_presets() {
     // authors' code (mog/dpfastmh.jl, generate_data) draws the rows untruncated, and the 3 there
     // bounds θ, not x. The two differ in what the paper shows: rows truncated to [−3, 3] have
     // variance ≈ 1.70 < σx² = 2, so the posterior puts its mode at θ2 ≈ 0, one ridge between the
-    // modes (P(θ2 < −0.5) ≈ 0.22); untruncated rows (variance ≈ 2.24) give 003's Figure 2, two
-    // modes at (0, 1) and (1, −1) (P(θ2 < −0.5) ≈ 0.37). We follow the code: the declared range
-    // [−8, 8] removes ≈ 2e-7 of the mass (≈ 0.01 of the 50 000 rows) and is public, so every
-    // row bound c_i holds (003 Assumption 1). docs/decisions.md, "The mixture's data range".
+    // modes (P(θ2 < −0.5) ≈ 0.22); untruncated rows (variance ≈ 2.24) give [ZhangZhang2023]'s
+    // Figure 2, two modes at (0, 1) and (1, −1) (P(θ2 < −0.5) ≈ 0.37). We follow the code: the
+    // declared range [−8, 8] removes ≈ 2e-7 of the mass (≈ 0.01 of the 50 000 rows) and is public,
+    // so every row bound c_i holds ([ZhangZhang2023] Assumption 1). docs/decisions.md, "The
+    // mixture's data range".
     Preset p;
     p.name = "mixture-fastmh-2d";
     p.description =
         "2-d Gaussian mixture of DP-Fast MH, x ~ 1/2 N(theta1, 2) + 1/2 N(theta1 + theta2, 2) "
         "declared in [-8, 8], flat prior on [-3, 3]^2, N = 50000, temperature 500 "
-        "(003 Section 6.1)";
+        "([ZhangZhang2023] Section 6.1)";
     p.n = 50000;
     p.dim = 2;
     GaussianMixtureModel::Params params;
@@ -566,22 +568,24 @@ std::vector<Preset> build_presets() {
     // posterior sd of 1000 exact draws), fixed: the rule would compute the grid reference, 5.5e8
     // likelihood row evaluations, for every run (issue #28: 7 s of a run sampling 0.02 s).
     p.start_sd = 0.81;
-    p.delta = 1e-5;  // 003 Section 6: "we set the privacy parameter δ = 10⁻⁵"
+    p.delta = 1e-5;  // [ZhangZhang2023] Section 6: "we set the privacy parameter δ = 10⁻⁵"
     p.source =
-        "003_d4664856a36907c9.txt Section 6.1 and Appendix E.1 (flat prior on |theta| <= 3; rows "
+        "[ZhangZhang2023] Section 6.1 and Appendix E.1 (flat prior on |theta| <= 3; rows "
         "untruncated as in the authors' mog/dpfastmh.jl, declared in [-8, 8]); "
-        "reference-configs.md, DP-Fast MH";
+        "docs/references.md, DP-Fast MH";
     p.experiment = {
         {"epsilons", {0.05, 0.1, 0.2, 0.5}},
-        {"epsilon_unit", "per iteration (003); experiments/fastmh.json certifies whole runs"},
+        {"epsilon_unit",
+         "per iteration ([ZhangZhang2023]); experiments/fastmh.json certifies whole runs"},
         {"iterations", 20000},
         {"chains", 1},
         {"full_batch_proposal_sd", 0.08},
         {"metric", "symmetric KL of 2-d histograms, 100 bins per axis"},
         {"source",
-         "003_d4664856a36907c9.txt Section 6.1 (eps 0.05 per iteration in Figure 1(c), (d); 0.1, "
-         "0.2, 0.5 our choice for the epsilon axis of Figure 1(a)); reference-configs.md"}};
-    constexpr const char* kFastMh = "reference-configs.md, DP-Fast MH (003 Section 6.1)";
+         "[ZhangZhang2023] Section 6.1 (eps 0.05 per iteration in Figure 1(c), (d); 0.1, "
+         "0.2, 0.5 our choice for the epsilon axis of Figure 1(a)); docs/references.md, "
+         "DP-Fast MH"}};
+    constexpr const char* kFastMh = "docs/references.md, DP-Fast MH ([ZhangZhang2023] Section 6.1)";
     p.samplers = {
         {"dp-fast-mh",
          {{"proposal_sd", 0.06},
@@ -593,14 +597,15 @@ std::vector<Preset> build_presets() {
            std::string(kFastMh) +
                ": step 0.06, eps 0.05 per iteration, lambda 10, K 60; delta 1e-10 per "
                "iteration our choice: composing k iterations needs k * 1e-10 < the run's delta "
-               "1e-5, so 003's 20000 iterations fit; the full-batch variant dp-fast-mh-full "
-               "shares these defaults, 003 runs it with step 0.08 (pass proposal_sd 0.08)"}}},
+               "1e-5, so [ZhangZhang2023]'s 20000 iterations fit; the full-batch variant "
+               "dp-fast-mh-full shares these defaults, [ZhangZhang2023] runs it with step 0.08 "
+               "(pass proposal_sd 0.08)"}}},
         {"tunamh",
          {{"proposal_sd", 0.06},
           {"lambda", 10.0},
           {"source", std::string(kFastMh) + ": the non-private TunaMH with DP-Fast MH's step "
                                             "0.06 and lambda 10"}}},
-        {"rwmh", rwmh(0.06, "our choice: DP-Fast MH's step 0.06 (003 Section 6.1)")},
+        {"rwmh", rwmh(0.06, "our choice: DP-Fast MH's step 0.06 ([ZhangZhang2023] Section 6.1)")},
         {"hmc", hmc(0.17, 10,
                     "our choice: NUTS's adapted step here (0.16-0.18, seed 1) and its mean "
                     "leapfrog count; seed 1: R-hat 1.001, bulk-ESS 971, MMD 0.020 against 0.022 "

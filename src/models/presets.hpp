@@ -1,13 +1,13 @@
 // Built-in model presets: the synthetic problems of the reference papers with their published
-// settings (002_673c6a5269ae2454.txt Table 5.1 and Section 5.2; 000_24953f9f9db06b85.txt
-// Section 4; the hyperparameters the papers' authors ran).
+// settings ([Raisa2021] Table 5.1 and Section 5.2; [RaisaKoskelaHonkela2021] Section 4;
+// the hyperparameters the papers' authors ran).
 //
 // Rules a preset makes explicit:
 // - Data: the dataset of a preset under user seed s is
 //     preset.make_model()->simulate(preset.true_theta, n, preset_data_rng(s)),
 //   preset_data_rng(s) = make_rng(s, 0, Stream::data) (simulate_preset does exactly this). The
 //   data stream is tagged apart from every chain's algorithm, noise and start streams.
-// - Starting points (002_673c6a5269ae2454.txt Section 5.2): centre + N(0, I)·sd, with
+// - Starting points ([Raisa2021] Section 5.2): centre + N(0, I)·sd, with
 //   centre = true θ and sd = the mean over components of the standard deviations of
 //   kStartReferenceDraws exact posterior draws (start_deviation, drawn from
 //   make_rng(s, 0, Stream::exact)); the circle has no exact sampler and uses centre (0, 1), sd 1.
@@ -53,7 +53,7 @@ struct Preset {
   std::function<std::unique_ptr<Model>()> make_model;
   Vec true_theta;  // θ the data are simulated from (circle: (0, 0), the posterior mean; ignored)
   // The posterior mean when it is known exactly without an exact sampler (the circle's origin,
-  // 002_673c6a5269ae2454.txt Section 5.1): the report's mean_error is then measured against it.
+  // [Raisa2021] Section 5.1): the report's mean_error is then measured against it.
   std::optional<Vec> posterior_mean;
   Vec start_centre;
   std::optional<double> start_sd;  // fixed starting deviation; empty: from exact draws

@@ -1,5 +1,5 @@
 // Presets on real public data: Bayesian logistic regression on two Fashion-MNIST classes after
-// PCA to 50 components (003_d4664856a36907c9.txt, Section 6 runs MNIST 7 vs 9 the same way; the
+// PCA to 50 components ([ZhangZhang2023] Section 6 runs MNIST 7 vs 9 the same way; the
 // issue asks for Fashion-MNIST from Debian's dataset-fashion-mnist package, T-shirt/top vs shirt,
 // the hard pair). The data are public; they stand in for private records, so the private
 // samplers treat the training rows as private and the report's test accuracy (the posterior
@@ -40,9 +40,9 @@ void add_real_data_presets(std::vector<Preset>& all) {
   p.true_theta = Vec::Zero(50);
   p.start_centre = Vec::Zero(50);
   p.start_sd = 0.1;
-  p.delta = 1e-5;  // 003_d4664856a36907c9.txt, Section 6
+  p.delta = 1e-5;  // [ZhangZhang2023] Section 6
   p.source =
-      "003_d4664856a36907c9.txt Section 6 (MNIST 7 vs 9, PCA-50); here Fashion-MNIST "
+      "[ZhangZhang2023] Section 6 (MNIST 7 vs 9, PCA-50); here Fashion-MNIST "
       "(dataset-fashion-mnist), classes 0 vs 6";
   p.experiment = {{"epsilons", {1, 2, 4, 8}},
                   {"chains", 4},
@@ -57,7 +57,7 @@ void add_real_data_presets(std::vector<Preset>& all) {
       {"tunamh",
        {{"proposal_sd", 0.02},
         {"lambda", 10.0},
-        {"source", "003_d4664856a36907c9.txt Section 6 (lambda 10); proposal sd our choice"}}},
+        {"source", "[ZhangZhang2023] Section 6 (lambda 10); proposal sd our choice"}}},
       // Randomized step: with a fixed one the chains oscillate (seed 1, defaults: R-hat 1.100,
       // bulk-ESS 25; randomized: R-hat 1.004, bulk-ESS 3135).
       {"hmc",
@@ -88,8 +88,8 @@ void add_real_data_presets(std::vector<Preset>& all) {
         {"clip_g", 0.01},
         {"mass", 1.0},
         {"source", "our tuning search at eps 4 (docs/experiments.md, Fashion-MNIST)"}}},
-      // 003's Barker baseline on MNIST (its settings are not published): the minibatch of 100
-      // of the DP Barker paper's experiments, its noise variance 2, DP penalty's step. At
+      // [ZhangZhang2023]'s Barker baseline on MNIST (its settings are not published): the minibatch
+      // of 100 of the DP Barker paper's experiments, its noise variance 2, DP penalty's step. At
       // n = 12 000 the batch's log-ratio estimate varies far more than the test's normal
       // correction allows, so the test is close to a coin flip (acceptance 0.49-0.53 at steps
       // 0.001 and 0.003, ε = 4, seed 1); batches of 1000 leave 22 iterations per chain at ε = 4.
@@ -98,10 +98,10 @@ void add_real_data_presets(std::vector<Preset>& all) {
         {"batch_size", 100},
         {"noise_variance", 2.0},
         {"source",
-         "our choice for 003 Section 6's Barker baseline (settings unpublished): batch 100 and "
-         "noise variance 2 as the DP Barker paper, DP penalty's step"}}},
-      // 003 Section 6 runs ε = 0.05 per iteration, λ = 10, K = 225 on MNIST. Composed over a
-      // whole run, 0.05 leaves 172 iterations per chain at a total ε = 4; 0.01 leaves ~3 800
+         "our choice for [ZhangZhang2023] Section 6's Barker baseline (settings unpublished): "
+         "batch 100 and noise variance 2 as the DP Barker paper, DP penalty's step"}}},
+      // [ZhangZhang2023] Section 6 runs ε = 0.05 per iteration, λ = 10, K = 225 on MNIST. Composed
+      // over a whole run, 0.05 leaves 172 iterations per chain at a total ε = 4; 0.01 leaves ~3 800
       // and, with the full-batch variant, moves. The minibatch variant's noise (Lemma 1: sd ≈ 13
       // here) rejects every proposal at any step we tried. δ per iteration 1e-10 keeps the
       // composed δ within 1e-5 up to ε = 8 (~27 000 iterations).
@@ -112,7 +112,7 @@ void add_real_data_presets(std::vector<Preset>& all) {
         {"lambda", 10.0},
         {"max_batch", 225},
         {"source",
-         "003_d4664856a36907c9.txt Section 6 (lambda 10, K 225); eps and delta per iteration "
+         "[ZhangZhang2023] Section 6 (lambda 10, K 225); eps and delta per iteration "
          "and proposal sd from our tuning search (docs/experiments.md, Fashion-MNIST)"}}}};
   all.push_back(std::move(p));
 }

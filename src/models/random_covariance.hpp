@@ -1,4 +1,4 @@
-// The random covariance of the 10-d Gaussian of 000_24953f9f9db06b85.txt Section 4 (after
+// The random covariance of the 10-d Gaussian of [RaisaKoskelaHonkela2021] Section 4 (after
 // Hoffman and Gelman): Σ = Q diag(λ) Qᵀ with eigenvalues λ_j ~ Gamma(shape, 1) and eigenvectors
 // Q from orthonormalising (Householder QR) a d × d matrix of Uniform[0, 1) entries.
 #pragma once

@@ -1,4 +1,4 @@
-// Per-row bounds on log-likelihood differences (003_d4664856a36907c9.txt, Assumption 1): a model
+// Per-row bounds on log-likelihood differences ([ZhangZhang2023] Assumption 1): a model
 // implementing this interface promises, for every row x_i and all θ, θ′ in the support of the
 // prior,
 //   |log p(x_i | θ′) − log p(x_i | θ)| ≤ c_i · M(θ, θ′),
@@ -24,7 +24,7 @@ class RatioBound {
   // M(θ, θ′) ≥ 0, symmetric, 0 when θ = θ′.
   virtual double bound_distance(const Vec& theta, const Vec& theta_prime) const = 0;
   // A public c̄ ≥ every c_i the model accepts (from its declared data range), if it has one
-  // (DP-Fast MH needs it; 003 Lemma 1).
+  // (DP-Fast MH needs it; [ZhangZhang2023] Lemma 1).
   virtual std::optional<double> public_row_bound() const { return std::nullopt; }
 };
 

@@ -72,7 +72,7 @@ struct PlanRow {
 };
 
 // Iterations allowed by `budget` for the per-iteration template under each accountant (e.g. the
-// thesis' comparison of zCDP and tight accounting, 002_673c6a5269ae2454.txt, Section 6.1), the
+// thesis' comparison of zCDP and tight accounting, [Raisa2021] Section 6.1), the
 // tightest certified one flagged. Rows of accountants that cannot plan carry the reason (e.g. a
 // budget too small for one iteration). ConfigError for an invalid budget or template.
 std::vector<PlanRow> plan_rows(const Budget& budget, std::span<const PrivacyEvent> per_iteration,

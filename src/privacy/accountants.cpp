@@ -35,7 +35,8 @@ std::vector<AccountantEntry> builtin_accountants() {
        "advanced and optimal (ε, δ) composition of approximate-DP events (upper bound)",
        plain<ClassicalAccountant>()},
       {"advanced-gaussian",
-       "analytic Gaussian per release + advanced composition, 004 Theorem 1 (upper bound, loose)",
+       "analytic Gaussian per release + advanced composition, [Yildirim2020] Theorem 1 (upper "
+       "bound, loose)",
        plain<AdvancedGaussianAccountant>()},
       {"pld-numerical-upper",
        "numerical PLD by FFT, pessimistic discretisation (certified upper bound)",
@@ -50,7 +51,7 @@ std::vector<AccountantEntry> builtin_accountants() {
       {"rdp", "Rényi DP over an order grid with continuous refinement (upper bound)",
        [](const AccountantOptions& o) { return make_rdp_accountant(o); }},
       {"barker-rdp",
-       "DP Barker's test, 002 Theorem 3.3 (RDP at integer orders, Theorem 2.5 conversion; "
+       "DP Barker's test, [Raisa2021] Theorem 3.3 (RDP at integer orders, Theorem 2.5 conversion; "
        "upper bound)",
        plain<BarkerRdpAccountant>()},
   };

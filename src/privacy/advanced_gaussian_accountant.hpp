@@ -1,4 +1,4 @@
-// The classical route for Gaussian releases (004_14fb110475802c51.txt, Theorem 1 and its proof):
+// The classical route for Gaussian releases ([Yildirim2020] Theorem 1 and its proof):
 // each release is first certified (ε₀, δ₀)-DP on its own, then the k releases are composed by
 // advanced composition (Theorem 3) with slack δ′, so that
 //   δ = Σ δ₀ + δ′,   ε = min(basic, advanced) of the per-release ε₀ᵢ.
@@ -10,7 +10,7 @@
 // never above the paper's (3)–(4) (tested).
 //
 // Users compare it with the tight accountants: it is a certified upper bound, typically far above
-// the Gaussian PLD — the reason the thesis moved to PLD accounting (002_673c6a5269ae2454.txt,
+// the Gaussian PLD — the reason the thesis moved to PLD accounting ([Raisa2021]
 // Section 3.2). Name "advanced-gaussian"; supports full-batch Gaussian releases, any relation.
 #pragma once
 

@@ -1,5 +1,5 @@
-// Privacy accounting of DP Barker (002_673c6a5269ae2454.txt Section 3.3, Algorithm 3,
-// Theorem 3.3; 001_a89495f8512cebe6.txt Section 3.2, Theorem 7; after Heikkilä et al. 2019).
+// Privacy accounting of DP Barker ([Raisa2021] Section 3.3, Algorithm 3,
+// Theorem 3.3; [Raisa2021short] Section 3.2, Theorem 7; after Heikkilä et al. 2019).
 //
 // WHAT IS RELEASED. One iteration draws a secret batch B of b rows without replacement (q = b/n),
 // clips each tempered log-likelihood ratio r_j = clip(log p(x_j|θ′) − log p(x_j|θ), ±√b/n0)

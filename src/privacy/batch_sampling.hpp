@@ -1,6 +1,6 @@
 // Batch selection for subsampled releases (PrivateData::grad_sum_batch, llr_batch_corrected).
 // The batch is part of the privacy mechanism: amplification by subsampling (WBK19 Theorem 9,
-// 002_673c6a5269ae2454.txt Theorem 3.5; the Poisson-subsampled Gaussian of the RDP and PLD
+// [Raisa2021] Theorem 3.5; the Poisson-subsampled Gaussian of the RDP and PLD
 // accountants) assumes the batch stays secret, so it is drawn from the chain's privacy noise
 // stream (NoiseRng), never from the algorithm stream, and never leaves PrivateData.
 //

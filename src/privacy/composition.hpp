@@ -1,6 +1,6 @@
 // Composition theorems for mechanisms known only through an (ε, δ)-DP guarantee (issue item 5).
 //
-// Advanced composition (Dwork, Rothblum and Vadhan 2010; 004_14fb110475802c51.txt, Theorem 3):
+// Advanced composition (Dwork, Rothblum and Vadhan 2010; [Yildirim2020] Theorem 3):
 // k adaptive (ε, δ)-DP mechanisms are (ε′, kδ + δ′)-DP for every δ′ > 0, with
 //   ε′ = √(2k ln(1/δ′)) ε + kε(e^ε − 1).
 // Its proof bounds each privacy loss by ε in absolute value with mean at most ε(e^ε − 1) and
@@ -35,7 +35,7 @@ struct ApproxDpSums {
   void add(double epsilon, double delta, std::uint64_t count = 1);
 };
 
-// 004_14fb110475802c51.txt, Theorem 3: ε′ for k mechanisms (ε, ·) and slack δ′ ∈ (0, 1).
+// [Yildirim2020] Theorem 3: ε′ for k mechanisms (ε, ·) and slack δ′ ∈ (0, 1).
 double advanced_composition_epsilon(double epsilon, std::uint64_t k, double delta_prime);
 
 // min(basic, advanced) ε for a total δ (including Σδᵢ): +∞ when δ_total < Σδᵢ (no guarantee).

@@ -1,7 +1,7 @@
 // A data owner: a party holding private rows that answers release requests in its own noise and
 // records them in its own event log. PrivateData (private_data.hpp) is the in-process owner of a
 // whole dataset; OwnerGroup (owner_group.hpp) joins several owners into one, as the data-sharing
-// penalty algorithm does (004_14fb110475802c51.txt, Section 3.2.2, Algorithm 2). A network
+// penalty algorithm does ([Yildirim2020] Section 3.2.2, Algorithm 2). A network
 // transport would implement this interface by forwarding the request (θ, θ′, bound, noise
 // multiplier — all public) and returning the owner's noisy answer; nothing else crosses over.
 #pragma once

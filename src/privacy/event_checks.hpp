@@ -33,7 +33,7 @@ void check_single_relation(std::span<const PrivacyEvent> events, std::string_vie
 bool supports_all(const Accountant& accountant, std::span<const PrivacyEvent> events);
 
 // Σ count·Δ²/(2σ²) over Gaussian events: both the mean μ of the composed Gaussian privacy-loss
-// distribution (000_24953f9f9db06b85.txt Theorem 2.4) and the zCDP ρ of the composition (for a
+// distribution ([RaisaKoskelaHonkela2021] Theorem 2.4) and the zCDP ρ of the composition (for a
 // Gaussian release the two coincide). The caller checks that every event is a plain Gaussian.
 double gaussian_half_inverse_square_sum(std::span<const PrivacyEvent> events);
 

@@ -6,7 +6,7 @@
 // Merging rule. Two events merge when mechanism, sampling, sampling rate q, neighbouring
 // relation, label (and ε, δ for approximate_dp) are equal and their noise multipliers σ/Δ agree
 // to a relative 1e-12. The tolerance absorbs the rounding of σ/Δ when a sampler records the raw
-// sensitivity c(θ, θ′) and noise τ√n·c(θ, θ′) of a normalised release (002_673c6a5269ae2454.txt,
+// sensitivity c(θ, θ′) and noise τ√n·c(θ, θ′) of a normalised release ([Raisa2021]
 // proof of Theorem 3.2); the merged entry keeps the *smaller* multiplier, so its cost is never
 // below that of any event it stands for (a certified bound stays certified).
 //

@@ -1,4 +1,4 @@
-// The privacy guarantee of DP-Fast MH (003_d4664856a36907c9.txt, Algorithm 2, Lemma 1,
+// The privacy guarantee of DP-Fast MH ([ZhangZhang2023] Algorithm 2, Lemma 1,
 // Theorem 2), re-derived (docs/dp-fast-mh.md has the derivations and the reasons for every
 // deviation from the paper). Summary:
 //
@@ -47,7 +47,7 @@ namespace dpmcmc {
 
 // Event label of DP-Fast MH's per-iteration release.
 
-// --- Lemma 1 (003 Appendix A), with the public C̄ and c̄ (both already tempered). ------------
+// --- Lemma 1 ([ZhangZhang2023] Appendix A), with the public C̄ and c̄ (both already tempered). --
 // Δ(ℓ1) = 2 log(1 + C̄M/λ).
 double fastmh_minibatch_sensitivity(double total_bound, double distance, double lambda);
 // Δ(ℓ2) = 2 c̄ M.
@@ -109,7 +109,7 @@ struct FastMhRequest {
   double distance = 0.0;             // M(θ, θ′) > 0 from the model's RatioBound
   double row_bound = 0.0;            // c̄ (untempered), the declared bound on every c_i
   double lambda = 10.0;              // λ > 0
-  bool full_batch_only = false;      // the full-batch variant of 003 Section 6.1
+  bool full_batch_only = false;      // the full-batch variant of [ZhangZhang2023] Section 6.1
   bool free_branch = false;          // allow "privacy for free" when its δ ≤ calibration.delta
   double log_prior_ratio = 0.0;      // τ = log p(θ′) − log p(θ), used by free branches only
   const FastMhCalibration* calibration = nullptr;

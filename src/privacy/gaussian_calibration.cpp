@@ -38,8 +38,8 @@ double classical_gaussian_sigma(double sensitivity, double epsilon, double delta
   check_delta(delta, who);
   if (!(epsilon > 0.0 && epsilon < 1.0))
     throw ConfigError(fmt::format(
-        "{}: σ = Δ√(2 ln(1.25/δ))/ε is proven only for 0 < ε < 1 (004_14fb110475802c51.txt, "
-        "Theorem 2), got ε = {}; use the analytic Gaussian mechanism instead",
+        "{}: σ = Δ√(2 ln(1.25/δ))/ε is proven only for 0 < ε < 1 ([Yildirim2020] Theorem 2), "
+        "got ε = {}; use the analytic Gaussian mechanism instead",
         who, epsilon));
   return sensitivity * std::sqrt(2.0 * std::log(1.25 / delta)) / epsilon;
 }

@@ -1,7 +1,7 @@
 // Calibrating the noise of one Gaussian mechanism (issue item 5).
 //
 // Classical: σ = Δ√(2 ln(1.25/δ))/ε gives (ε, δ)-DP for ε ∈ (0, 1) only (Dwork and Roth 2014,
-// Theorem A.1; 004_14fb110475802c51.txt, Theorem 2). Outside that range the proof fails, so the
+// Theorem A.1; [Yildirim2020] Theorem 2). Outside that range the proof fails, so the
 // function refuses rather than return an uncertified σ.
 //
 // Analytic (Balle and Wang 2018, Theorem 8): the Gaussian mechanism with noise σ is (ε, δ)-DP iff

@@ -3,7 +3,7 @@
 // μ = Σᵢ countᵢ·Δᵢ²/(2σᵢ²), and is (ε, δ(ε))-DP with
 //   δ(ε) = ½[erfc((ε−μ)/(2√μ)) − e^ε erfc((ε+μ)/(2√μ))]
 //        = Φ(s/2 − ε/s) − e^ε Φ(−s/2 − ε/s),   s = √(2μ)
-// (000_24953f9f9db06b85.txt, Theorem 2.4; 002_673c6a5269ae2454.txt, Theorem 4.3). The bound is
+// ([RaisaKoskelaHonkela2021] Theorem 2.4; [Raisa2021] Theorem 4.3). The bound is
 // tight, so the accountant's answer is exact; it reports it as a certified upper bound: every
 // root found numerically is returned on the side of its bracket where the budget holds.
 //

@@ -1,7 +1,7 @@
 // Per-iteration privacy event templates of the thesis' algorithms, for the planner and for
 // `dpmcmc account --algorithm …`. Releases are normalised to unit sensitivity (the clip bound and
 // ‖θ − θ′‖ scale both the sensitivity and the noise, so only their ratio matters; see
-// 002_673c6a5269ae2454.txt, proofs of Theorems 3.2 and 4.3), under the substitute relation the
+// [Raisa2021] proofs of Theorems 3.2 and 4.3), under the substitute relation the
 // thesis uses. A sampler's recorded events (sensitivity 2b‖θ − θ′‖, noise 2τ√n·b‖θ − θ′‖, …)
 // have the same noise multipliers, so planned and recorded spends agree.
 #pragma once
@@ -13,12 +13,12 @@
 
 namespace dpmcmc {
 
-// DP penalty (002_673c6a5269ae2454.txt, Theorems 3.1 and 3.2): one log-likelihood-ratio release
+// DP penalty ([Raisa2021] Theorems 3.1 and 3.2): one log-likelihood-ratio release
 // per iteration with noise multiplier τn^α (α = ½ in the thesis' experiments). Label "llr_sum".
 // ConfigError unless τ > 0, n > 0, α > 0.
 std::vector<PrivacyEvent> dp_penalty_template(double tau, double n, double alpha = 0.5);
 
-// DP HMC (002_673c6a5269ae2454.txt, Theorems 4.2 and 4.3; Algorithm 4): per iteration one
+// DP HMC ([Raisa2021] Theorems 4.2 and 4.3; Algorithm 4): per iteration one
 // log-likelihood-ratio release with multiplier τ_l√n ("llr_sum") and L + 1 gradient releases
 // with multiplier τ_g√n ("grad_sum", count L + 1). ConfigError unless τ_l, τ_g, n > 0.
 std::vector<PrivacyEvent> dp_hmc_template(double tau_l, double tau_g, std::uint64_t leapfrog_steps,

@@ -1,4 +1,4 @@
-// Privacy analysis of the minibatch DP penalty (002_673c6a5269ae2454.txt Section 3.4, Lemma 3.4,
+// Privacy analysis of the minibatch DP penalty ([Raisa2021] Section 3.4, Lemma 3.4,
 // Theorem 3.5): the exact sensitivity of its released value and its per-iteration template.
 //
 // SENSITIVITY (derivation; also docs/algorithms.md, "Minibatch DP penalty: sensitivity").
@@ -25,8 +25,8 @@
 // we calibrate the noise to the exact c above. Tested against brute-force maximisation over
 // (r, r′, S) grids (tests/privacy/private_data_batch_test.cpp).
 //
-// NOISE. As in Theorem 3.5 the noise variance is σ² = τc² ("τ here multiplies c²",
-// reference-configs.md), i.e. the noise multiplier σ/c is √τ — not τn^α as in the full-data
+// NOISE. As in Theorem 3.5 the noise variance is σ² = τc² (τ multiplies c²: docs/references.md,
+// thesis minibatch penalty), i.e. the noise multiplier σ/c is √τ — not τn^α as in the full-data
 // penalty. Subsampling (WOR, q = b/n, substitute relation) then amplifies the per-release
 // (α, α/(2τ))-RDP of the batch mechanism (Theorem 3.5, via WBK19 Theorem 9).
 #pragma once

@@ -1,6 +1,6 @@
 // Numerical privacy-loss distributions (the "Fourier accountant", issue "Privacy accounting
 // toolkit", item 4; Koskela, Jälkö and Honkela 2020, cited as [KJH20] in
-// 002_673c6a5269ae2454.txt, Section 3.4). A release with dominating pair (P, Q) has privacy loss
+// [Raisa2021] Section 3.4). A release with dominating pair (P, Q) has privacy loss
 // ℓ = log(P/Q)(X), X ~ P; composition adds independent losses, so the loss law of a composition
 // is the convolution of the single laws, computed here by FFT (FFTW3). δ(ε) of the composition
 // is δ(ε) = Pr[ℓ = +∞] + E[(1 − e^{ε−ℓ})₊] (Sommer, Meiser and Mohammadi 2019).

@@ -1,4 +1,4 @@
-// Several data owners acting as one (004_14fb110475802c51.txt, Section 3.2.2, Algorithm 2): each
+// Several data owners acting as one ([Yildirim2020] Section 3.2.2, Algorithm 2): each
 // owner i answers a penalty-test request with its own contribution d̂⁽ⁱ⁾ = d_{n_i}(y⁽ⁱ⁾; θ, θ′) +
 // N(0, σ²) in its own noise, recorded in its own log; the group's answer is the sum, with noise
 // variance Nσ² (Algorithm 2's acceptance uses exp(Σ d̂⁽ⁱ⁾ − Nσ²/2)). Every owner uses the same σ

@@ -1,6 +1,6 @@
 // The budget planner (issue "Privacy accounting toolkit", Planner): how many iterations a budget
 // allows, how much noise a given number of iterations needs, and which certified accountant is
-// tightest. It generalises 002_673c6a5269ae2454.txt, Algorithm 2 (bracket, then bisection on the
+// tightest. It generalises [Raisa2021] Algorithm 2 (bracket, then bisection on the
 // iteration count) from the closed-form Gaussian bound to any Accountant and any per-iteration
 // event template, and works on integers only: k is certified by evaluating the composed spend at
 // k (within budget) and at k + 1 (over budget) — no interpolation between counts.

@@ -15,7 +15,7 @@
 //
 // Tempering: with a tempered likelihood p(x|θ)^T every released sum is T times the untempered
 // clipped sum, and its sensitivity and noise are T times too (the noise multiplier σ/Δ is
-// unchanged), so the privacy cost does not depend on T (002_673c6a5269ae2454.txt, Section 3.1
+// unchanged), so the privacy cost does not depend on T ([Raisa2021] Section 3.1
 // and Theorem 4.1's setting).
 //
 // The number of rows n is public (the papers' substitute relation keeps n fixed).
@@ -81,7 +81,7 @@ class PrivateData final : public DataOwner {
   // Releases made through this object so far (all labels).
   std::uint64_t releases() const override { return releases_; }
 
-  // Penalty-test release (002_673c6a5269ae2454.txt Section 3.1; 004_14fb110475802c51.txt):
+  // Penalty-test release ([Raisa2021] Section 3.1; [Yildirim2020]):
   //   T · Σ_i clip(log p(x_i|θ′) − log p(x_i|θ), −bound, +bound) + N(0, σ²),
   // bound > 0 (the papers use b‖θ′ − θ‖₂), sensitivity Δ = 2·T·bound under the substitute
   // relation, σ = noise_multiplier · Δ (τ n^α for DP penalty). Event label "llr_sum".
@@ -94,14 +94,14 @@ class PrivateData final : public DataOwner {
   nlohmann::json save_state() const override;
   void load_state(const nlohmann::json& state) override;
 
-  // Gradient release (002_673c6a5269ae2454.txt Algorithm 4; 000_24953f9f9db06b85.txt Alg. 1):
+  // Gradient release ([Raisa2021] Algorithm 4; [RaisaKoskelaHonkela2021] Alg. 1):
   //   T · Σ_i clip₂(∇ log p(x_i|θ), bound) + N(0, σ² I),
   // clip₂ scaling a row's gradient to L2 norm ≤ bound, Δ = 2·T·bound (substitute),
   // σ = noise_multiplier · Δ. Event label "grad_sum".
   VectorRelease grad_sum(const Vec& theta, double bound, double noise_multiplier);
 
-  // Subsampled gradient release (DP-SGLD; 000_24953f9f9db06b85.txt and
-  // 002_673c6a5269ae2454.txt Section 4 use the full-data form above):
+  // Subsampled gradient release (DP-SGLD; [RaisaKoskelaHonkela2021] and
+  // [Raisa2021] Section 4 use the full-data form above):
   //   T · Σ_{i∈B} clip₂(∇ log p(x_i|θ), bound) + N(0, σ² I),  σ = noise_multiplier · Δ,
   // with the batch B drawn from the privacy noise stream (batch_sampling.hpp) and kept secret:
   //   Poisson              each row with q = size/n; add/remove relation, Δ = T·bound;
@@ -113,7 +113,7 @@ class PrivateData final : public DataOwner {
   VectorRelease grad_sum_batch(const Vec& theta, double bound, double noise_multiplier,
                                const BatchSpec& batch);
 
-  // Minibatch DP penalty release (002_673c6a5269ae2454.txt Section 3.4, Theorem 3.5): for a
+  // Minibatch DP penalty release ([Raisa2021] Section 3.4, Theorem 3.5): for a
   // without-replacement batch B of b rows, r_x = clip(log p(x|θ′) − log p(x|θ), ±bound),
   // R = Σ_B r_x and a = nT/b,
   //   λ = a·R,  σ_b² = a²(Σ_B r_x² − R²/b)   (the estimated variance of λ),
@@ -127,7 +127,7 @@ class PrivateData final : public DataOwner {
   ScalarRelease llr_batch_corrected(const Vec& theta, const Vec& theta_prime, double bound,
                                     double noise_multiplier, std::size_t batch);
 
-  // DP Barker release (002_673c6a5269ae2454.txt Algorithm 3, Theorem 3.3; private_data_barker.cpp,
+  // DP Barker release ([Raisa2021] Algorithm 3, Theorem 3.3; private_data_barker.cpp,
   // privacy/barker_accounting.hpp): for a without-replacement batch B of b rows (noise stream),
   // r_j = clip(log p(x_j|θ′) − log p(x_j|θ), ±√b/(nT)), λ = (nT/b)Σ_B r_j,
   // σ_b² = ((nT)²/b)·var_B(r) ≤ 1 (checked: SoftwareError if violated),
@@ -138,7 +138,7 @@ class PrivateData final : public DataOwner {
                                  std::size_t batch,
                                  const std::function<double(NoiseRng&)>& correction);
 
-  // DP-Fast MH iteration (003_d4664856a36907c9.txt Algorithm 2; private_data_fastmh.cpp,
+  // DP-Fast MH iteration ([ZhangZhang2023] Algorithm 2; private_data_fastmh.cpp,
   // privacy/fastmh_guarantee.hpp): draws B ~ Poisson(λ + C̄M) (C̄ = n·T·c̄ public), takes the
   // minibatch branch iff B < K (else, or with full_batch_only, the full batch), draws rows by
   // c_i/C̄ (alias table, cached) with a zero-energy padding row for the rest, the per-draw keeps
@@ -146,7 +146,7 @@ class PrivateData final : public DataOwner {
   // "fastmh") with the branch's certified (ε, δ). DataError naming the row when some c_i > c̄.
   FastMhRelease fastmh_release(const FastMhRequest& request);
 
-  // Noisy sufficient statistic (004_14fb110475802c51.txt, Section 3.3 and Algorithm 3, step 1):
+  // Noisy sufficient statistic ([Yildirim2020] Section 3.3 and Algorithm 3, step 1):
   //   S + N(0, σ² I),  S = Σ_i s(x_i) over all rows,
   // with Δ = ‖hi − lo‖₂ (stat_sensitivity(), substitute relation: one row's s(x) moves within
   // the declared box [lo, hi]) and σ = noise_multiplier · Δ. Event label "suff_stat".

@@ -1,4 +1,4 @@
-// PrivateData::llr_batch_barker: the DP Barker release (002_673c6a5269ae2454.txt Algorithm 3,
+// PrivateData::llr_batch_barker: the DP Barker release ([Raisa2021] Algorithm 3,
 // Theorem 3.3). Its privacy analysis and event: privacy/barker_accounting.hpp; its float-safe
 // noise: privacy/barker_grid.hpp.
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // PrivateData::fastmh_release: everything of one DP-Fast MH iteration that touches private rows
-// (003_d4664856a36907c9.txt Algorithm 2, with the public padding of privacy/fastmh_guarantee.hpp
+// ([ZhangZhang2023] Algorithm 2, with the public padding of privacy/fastmh_guarantee.hpp
 // and docs/dp-fast-mh.md). All randomness here — the batch size, the row draws, the per-draw
 // keeps, the Gaussian noise and the free branches' decisions — comes from the noise stream.
 //
@@ -122,7 +122,8 @@ FastMhRelease PrivateData::fastmh_release(const FastMhRequest& req) {
     const auto* bound = dynamic_cast<const RatioBound*>(&model_);
     if (bound == nullptr) {
       throw ConfigError(fmt::format(
-          "dp-fast-mh: model '{}' has no per-row ratio bound (003 Assumption 1)", model_.name()));
+          "dp-fast-mh: model '{}' has no per-row ratio bound ([ZhangZhang2023] Assumption 1)",
+          model_.name()));
     }
     auto cache = std::make_shared<FastMhCache>();
     Vec c(static_cast<Eigen::Index>(n));
@@ -197,8 +198,8 @@ FastMhRelease PrivateData::fastmh_release(const FastMhRequest& req) {
         const std::size_t i = fc.index[begin + k];
         const double ci = fc.c(static_cast<Eigen::Index>(i));
         // ΔU_i = U_i(θ′) − U_i(θ), mapped into [−c_i M, c_i M] (a NaN to 0): a row outside the
-        // model's bound (003 Assumption 1) or a broken model must not stop the run on one row
-        // (models/clipped_rows.hpp, "Non-finite values").
+        // model's bound ([ZhangZhang2023] Assumption 1) or a broken model must not stop the run on
+        // one row (models/clipped_rows.hpp, "Non-finite values").
         const double raw = -t * r(static_cast<Eigen::Index>(k));
         const double du = std::isnan(raw) ? 0.0 : std::clamp(raw, -ci * m, ci * m);
         const double keep =

@@ -1,6 +1,6 @@
 // Rényi-DP curves of one release of the Gaussian family (issue "Privacy accounting toolkit",
 // item 3). Each function returns ε(α) such that one release is (α, ε(α))-RDP; composition adds
-// curves order by order (002_673c6a5269ae2454.txt, Theorem 2.7). The noise multiplier is
+// curves order by order ([Raisa2021] Theorem 2.7). The noise multiplier is
 // z = σ/Δ, where Δ is the L2 sensitivity under the event's neighbouring relation.
 //
 // Every curve here is a certified upper bound on the Rényi divergence of the mechanism, up to
@@ -14,7 +14,7 @@
 
 namespace dpmcmc {
 
-// Gaussian mechanism: ε(α) = α/(2z²) (Mironov 2017; 002_673c6a5269ae2454.txt, Theorem 2.11).
+// Gaussian mechanism: ε(α) = α/(2z²) (Mironov 2017; [Raisa2021] Theorem 2.11).
 // Tight. α > 1 real.
 double rdp_gaussian(double alpha, double noise_multiplier);
 
@@ -50,7 +50,7 @@ double rdp_poisson_subsampled_gaussian(double alpha, double q, double noise_mult
 // under substitution on batches, and (optionally) ε(∞)-DP. For integer α ≥ 2, with q = b/n:
 //   ε'(α) ≤ 1/(α−1) · log(1 + q² C(α,2) min{4(e^{ε(2)}−1), e^{ε(2)} min{2, (e^{ε(∞)}−1)²}}
 //                          + Σ_{j=3}^{α} q^j C(α,j) e^{(j−1)ε(j)} min{2, (e^{ε(∞)}−1)^j}).
-// This is the form used in 002_673c6a5269ae2454.txt, Theorems 3.3 and 3.5 (there ε(∞) = ∞, so
+// This is the form used in [Raisa2021] Theorems 3.3 and 3.5 (there ε(∞) = ∞, so
 // the inner minima are 2). We also take the minimum with the joint-convexity bound
 // e^{(α−1)ε'(α)} ≤ 1 + q(e^{(α−1)ε(α)} − 1), valid because the batches that miss the changed row
 // are the same for both datasets. Real α: (α−1)·D_α = log E_Q[(P/Q)^α] is a cumulant generating
@@ -60,7 +60,7 @@ double rdp_poisson_subsampled_gaussian(double alpha, double q, double noise_mult
 double rdp_wbk_subsampled(double alpha, double q, const std::function<double(double)>& base_rdp,
                           double base_rdp_infinity = std::numeric_limits<double>::infinity());
 
-// WBK19 Theorem 9 with the Gaussian base curve α/(2z²) (ε(∞) = ∞): 002_673c6a5269ae2454.txt,
+// WBK19 Theorem 9 with the Gaussian base curve α/(2z²) (ε(∞) = ∞): [Raisa2021]
 // Theorem 3.5 with ε'(α) = α/(2τ) is this with z² = τ.
 double rdp_wbk_subsampled_gaussian(double alpha, double q, double noise_multiplier);
 

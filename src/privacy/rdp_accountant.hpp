@@ -21,7 +21,7 @@ namespace dpmcmc {
 // Which certified curve to use for sampling without replacement under substitution.
 enum class WorRdpBound {
   minimum,       // the smaller of the two below at each order (both are valid): the default
-  wbk_theorem9,  // WBK19 Theorem 9 (as in 002_673c6a5269ae2454.txt, Theorem 3.5)
+  wbk_theorem9,  // WBK19 Theorem 9 (as in [Raisa2021] Theorem 3.5)
   tight_pair,    // the Rényi divergence of the dominating pair (rdp_wor_subsampled_gaussian)
 };
 

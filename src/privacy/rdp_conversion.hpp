@@ -1,5 +1,5 @@
 // From a Rényi-DP curve to (ε, δ)-DP: the classical conversion of Mironov 2017
-// (002_673c6a5269ae2454.txt, Theorem 2.5) and the improved one of Canonne, Kamath and Steinke
+// ([Raisa2021] Theorem 2.5) and the improved one of Canonne, Kamath and Steinke
 // 2020 ("The Discrete Gaussian for Differential Privacy", Proposition 12), each optimised over a
 // grid of orders and then refined continuously by Brent's method on the orders around the best
 // grid point. Every order gives a valid bound, so the optimisation can only tighten it; a

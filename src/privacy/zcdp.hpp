@@ -1,5 +1,5 @@
 // Zero-concentrated DP accountant (issue item 2). A Gaussian release with sensitivity Δ and noise
-// σ is ρ-zCDP with ρ = Δ²/(2σ²); zCDP composes by adding ρ (002_673c6a5269ae2454.txt, Theorems
+// σ is ρ-zCDP with ρ = Δ²/(2σ²); zCDP composes by adding ρ ([Raisa2021] Theorems
 // 2.7 and 2.11 (2)); a ρ-zCDP mechanism is (ρ + 2√(ρ ln(1/δ)), δ)-DP for every δ ∈ (0, 1).
 // Certified but loose: for Gaussian compositions the closed-form PLD is never worse.
 #pragma once
@@ -18,7 +18,7 @@ double zcdp_epsilon(double rho, double delta);
 // The inverse: δ = exp(−(ε − ρ)²/(4ρ)) for ε > ρ, and 1 (no guarantee) for ε ≤ ρ; 0 for ρ = 0.
 double zcdp_delta(double rho, double epsilon);
 // The largest ρ with zcdp_epsilon(ρ, δ) ≤ ε: ρ = (√(ε + ln(1/δ)) − √(ln(1/δ)))²
-// (002_673c6a5269ae2454.txt, Theorem 3.1), evaluated as ε²/(√(ε + L) + √L)², L = ln(1/δ), which
+// ([Raisa2021] Theorem 3.1), evaluated as ε²/(√(ε + L) + √L)², L = ln(1/δ), which
 // has no cancellation.
 double zcdp_rho_budget(double epsilon, double delta);
 

@@ -1,4 +1,4 @@
-// The thesis' closed-form iteration counts under zCDP accounting (002_673c6a5269ae2454.txt).
+// The thesis' closed-form iteration counts under zCDP accounting ([Raisa2021]).
 // Both follow from the zCDP budget ρ = (√(ε − ln δ) − √(−ln δ))² (zcdp_rho_budget) divided by
 // the zCDP cost of one iteration; the generic planner with the "zcdp" accountant and the
 // templates of iteration_templates.hpp must give the same counts (tested).

@@ -1,4 +1,4 @@
-// Job setup of DP Barker (private_samplers.hpp; 002_673c6a5269ae2454.txt Section 3.3): one
+// Job setup of DP Barker (private_samplers.hpp; [Raisa2021] Section 3.3): one
 // "barker_test" event per iteration (privacy/barker_accounting.hpp), which the release records
 // identically, so planned and recorded spends agree; the "barker-rdp" accountant (Theorem 3.3)
 // is registered here so that the planner can use it.

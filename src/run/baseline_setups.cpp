@@ -18,7 +18,7 @@ KernelFactory setup_rwmh(const std::string& sampler, const json& params, const M
                          const Dataset& data) {
   RwmhConfig config;
   config.scale = vector_param(params, sampler, "proposal_sd", model.dim());
-  // The clipping study (002 Section 6.2): absent = the exact kernel.
+  // The clipping study ([Raisa2021] Section 6.2): absent = the exact kernel.
   if (params.contains("clip")) config.clip = number_param(params, sampler, "clip");
   return [&model, &data, config](int) { return make_rwmh(model, data, config); };
 }

@@ -1,7 +1,7 @@
 // Job setup of DP HMC (private_samplers.hpp): the preset's "dp-hmc" hyperparameters (tau_l,
 // tau_g, steps, step_size, clip_l, clip_g, mass [, randomized_step_size]; models/presets.hpp)
 // become the release template of one iteration — one "llr_sum" with multiplier τ_l√n and L + 1
-// "grad_sum" with multiplier τ_g√n (002_673c6a5269ae2454.txt, Theorems 4.2–4.3) — and a factory
+// "grad_sum" with multiplier τ_g√n ([Raisa2021] Theorems 4.2–4.3) — and a factory
 // of DpHmcKernel, whose recorded events carry the same multipliers, so planned = recorded.
 #pragma once
 

@@ -16,8 +16,8 @@ DpFastMhConfig dp_fast_mh_config(const std::string& sampler, const nlohmann::jso
   c.scale = vector_param(params, sampler, "proposal_sd", model.dim());
   c.epsilon = number_param(params, sampler, "epsilon");
   c.delta = number_param(params, sampler, "delta");
-  // The full-batch variant (003 Section 6.1) never draws a minibatch: it has no λ or K to read,
-  // and K = 1 leaves its calibration nothing to search for the minibatch branch.
+  // The full-batch variant ([ZhangZhang2023] Section 6.1) never draws a minibatch: it has no λ or K
+  // to read, and K = 1 leaves its calibration nothing to search for the minibatch branch.
   c.full_batch = sampler == "dp-fast-mh-full";
   if (c.full_batch) {
     c.max_batch = 1;
@@ -45,7 +45,8 @@ DpFastMhConfig dp_fast_mh_config(const std::string& sampler, const nlohmann::jso
   }
   if (dynamic_cast<const RatioBound*>(&model) == nullptr) {
     throw ConfigError(
-        fmt::format("sampler '{}': model '{}' has no per-row ratio bound (003 Assumption 1)",
+        fmt::format("sampler '{}': model '{}' has no per-row ratio bound ([ZhangZhang2023] "
+                    "Assumption 1)",
                     sampler, model.name()));
   }
   if (c.row_bound == 0.0) declared_row_bound(model);     // ConfigError when the model has none

@@ -1,5 +1,5 @@
-// Job setup of the minibatch DP penalty (private_samplers.hpp; 002_673c6a5269ae2454.txt
-// Section 3.4): one subsampled Gaussian release per iteration (without replacement, substitute
+// Job setup of the minibatch DP penalty (private_samplers.hpp; [Raisa2021] Section 3.4):
+// one subsampled Gaussian release per iteration (without replacement, substitute
 // relation, q = b/n, noise multiplier √τ), which the kernel records with the same q and
 // multiplier, so planned and recorded spends agree.
 #pragma once

@@ -2,7 +2,7 @@
 // or DP HMC move, whatever its length: the a-priori reason why these samplers sit at their start
 // on a user's regression (issue 60), computed from public inputs only.
 //
-// The penalty test (004 Algorithm 1) releases Σᵢ clip(ℓᵢ(θ′) − ℓᵢ(θ)) with per-row bound
+// The penalty test ([Yildirim2020] Algorithm 1) releases Σᵢ clip(ℓᵢ(θ′) − ℓᵢ(θ)) with per-row bound
 // b‖θ′ − θ‖ and Gaussian noise of sd σ = m·2b‖θ′ − θ‖ (m the noise multiplier τ·n^α, 2b‖Δθ‖ the
 // substitute sensitivity), and accepts with probability min(1, exp(Δℓ̂ − σ²/2)). Near the
 // posterior (Δℓ ≈ 0) a move of sd σ is accepted with probability 2Φ(−σ/2), so the expected
@@ -18,9 +18,10 @@
 // sⱼ, the coordinate that mixes worst makes at most T² / (2 Σⱼ sⱼ²) = T² / (2 d s²) effective
 // draws (the smallest of d numbers is at most their weighted mean), s the root mean square of
 // the sⱼ: the rows' Fisher information bounds (models/user_model.hpp, user_model_sd_floors). DP
-// HMC's accept test is the same release (000 Algorithm 1), and its gradient releases only take from
-// μ_max, so the bound holds for it. A drift far from the posterior (Δℓ ≫ 1) can carry a chain
-// further than T; in the posterior's bulk it cannot, so the bound is on exploring, not on arriving.
+// HMC's accept test is the same release ([RaisaKoskelaHonkela2021] Algorithm 1), and its gradient
+// releases only take from μ_max, so the bound holds for it. A drift far from the posterior (Δℓ ≫ 1)
+// can carry a chain further than T; in the posterior's bulk it cannot, so the bound is on
+// exploring, not on arriving.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 // Job setup of the DP penalty family (private_samplers.hpp). The release template of one
 // iteration is one Gaussian release with multiplier τn^α — the log-likelihood ratio
-// (002_673c6a5269ae2454.txt, Theorems 3.1–3.2) or the sufficient statistic
-// (004_14fb110475802c51.txt, Algorithm 3); the kernels record events with the same multiplier, so
+// ([Raisa2021] Theorems 3.1–3.2) or the sufficient statistic
+// ([Yildirim2020] Algorithm 3); the kernels record events with the same multiplier, so
 // planned and recorded spends agree.
 #include <fmt/format.h>
 

@@ -126,8 +126,9 @@ json owners_privacy_report(const PrivateJob& job, PlanMemo* memo) {
   }
   report["owners"] = owners;
   report["note_owners"] =
-      "data sharing (004 Algorithm 2): each owner adds its own noise with the single-owner sigma, "
-      "so each owner's rows have the planned guarantee against all other parties";
+      "data sharing ([Yildirim2020] Algorithm 2): each owner adds its own noise with the "
+      "single-owner sigma, so each owner's rows have the planned guarantee against all other "
+      "parties";
   return report;
 }
 

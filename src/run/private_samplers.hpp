@@ -32,7 +32,7 @@ struct PrivateSamplerSetup {
   // bound): a release of such a kind with a larger Δ is refused (release_allowance.hpp).
   std::map<ReleaseKind, double> sensitivity_caps;
   std::function<std::unique_ptr<PrivateKernel>(std::unique_ptr<PrivateData>)> make_kernel;
-  // Data sharing (004_14fb110475802c51.txt, Algorithm 2): the rows are split among `owners`
+  // Data sharing ([Yildirim2020] Algorithm 2): the rows are split among `owners`
   // parties, each with its own PrivateData, noise stream and event log, joined in an OwnerGroup
   // that make_group_kernel receives instead of make_kernel's single PrivateData.
   std::size_t owners = 1;

@@ -15,7 +15,7 @@ namespace dpmcmc {
 
 // Starting points. Either given (`points`: one shared by all chains, or one per chain), or drawn
 // around `centre` as θ0 = centre + spread·z with z ~ N(0, I) from the chain's Stream::start
-// generator (002_673c6a5269ae2454.txt Section 5.2: true θ + N(0, I)·s, s the mean posterior
+// generator ([Raisa2021] Section 5.2: true θ + N(0, I)·s, s the mean posterior
 // sd). The drawn points depend only on (seed, chain id), so every algorithm run with the same
 // seed starts from the same points, as in the thesis' comparisons.
 struct InitConfig {

@@ -49,10 +49,10 @@ json against_exact_draws(const SampleSpec& spec, const Model& model, const Datas
   accuracy["mmd_exact_baseline"] = json_number(*out.mmd_baseline);
   accuracy["mean_error"] = json_number(*out.mean_error);
   accuracy["cov_error"] = json_number(cov_error(pooled, reference));
-  // DP-Fast MH's metric (003 Section 6.1), defined for two parameters: all kept draws against
-  // exact ones, 100 × 100 bins and the header's smoothing, so values compare only at similar
-  // numbers of draws. The MMD's reference (10³ draws by default) leaves most of the 10⁴ bins
-  // empty, so its own histogram noise would dominate (two exact samples of 10³ draws are at
+  // DP-Fast MH's metric ([ZhangZhang2023] Section 6.1), defined for two parameters: all kept draws
+  // against exact ones, 100 × 100 bins and the header's smoothing, so values compare only at
+  // similar numbers of draws. The MMD's reference (10³ draws by default) leaves most of the 10⁴
+  // bins empty, so its own histogram noise would dominate (two exact samples of 10³ draws are at
   // sym_kl ≈ 8); a larger reference drawn after it from the same stream keeps the MMD unchanged
   // and puts the reference's share of the value well below the sampler's.
   if (model.dim() == 2) {

@@ -1,6 +1,6 @@
 // The accuracy of a sampling job's kept draws against what is known of the posterior: exact
 // posterior draws where the model has them (MMD, mean and covariance error, and for two
-// parameters the histogram symmetric KL of 003_d4664856a36907c9.txt Section 6.1), the posterior
+// parameters the histogram symmetric KL of [ZhangZhang2023] Section 6.1), the posterior
 // predictive on a preset's public held-out rows, or the known posterior mean (the circle). An
 // evaluation tool for synthetic data: computed from the data without noise, so a private run
 // keeps it in the curator's report, and on a user's private data it is not computed at all.

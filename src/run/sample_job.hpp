@@ -133,7 +133,7 @@ struct SampleOutcome {
   std::optional<double> mmd_baseline;  // the MMD of as many exact draws (the noise floor)
   std::optional<double> mean_error;    // against the exact (or known) posterior mean
   // Symmetric KL between 100 × 100 histograms of the kept draws and of the exact draws over the
-  // box covering both (diagnostics/histogram_kl.hpp; 003_d4664856a36907c9.txt Section 6.1):
+  // box covering both (diagnostics/histogram_kl.hpp; [ZhangZhang2023] Section 6.1):
   // two-parameter models with exact posterior draws only.
   std::optional<double> sym_kl;
   std::optional<double> test_accuracy;            // posterior predictive on public held-out rows

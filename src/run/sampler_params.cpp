@@ -124,7 +124,7 @@ void check_sampler_keys(const std::string& sampler, const json& overrides) {
 json sampler_params(const Preset& preset, const std::string& sampler, const json& overrides) {
   // The descriptor names the preset entry of the defaults: OCU and GWMH share the thesis'
   // "OCU+GWMH" defaults, the data-sharing penalty starts from the plain penalty's
-  // (004_14fb110475802c51.txt: same σ per owner). A shared entry may hold keys this sampler does
+  // ([Yildirim2020]: same σ per owner). A shared entry may hold keys this sampler does
   // not read (dp-fast-mh's λ and K for the full-batch variant): only those it reads are its
   // defaults.
   const SamplerDescriptor* d = find_sampler(sampler);

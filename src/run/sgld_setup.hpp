@@ -7,7 +7,7 @@
 //   batch_sampling (--batch-sampling)  "poisson" (default) or "without_replacement"
 //
 // STEP SIZE CONVENTION. The presets carry the step sizes of the DP HMC paper
-// (000_24953f9f9db06b85.txt Section 4.1; reference-configs.md: η = 0.008 for gauss-10d), which
+// ([RaisaKoskelaHonkela2021] Section 4.1; docs/references.md: η = 0.008 for gauss-10d), which
 // its authors' experiment code divides by n before use: the gradient of the full-data log
 // posterior is multiplied by η₀/n. Read as a step in θ units, η = 0.008 on a posterior of
 // precision ~n = 1e5 would diverge at once and give a noise multiplier m ≈ 0.015 (no iteration

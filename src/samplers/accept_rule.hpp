@@ -1,7 +1,7 @@
 // The accept/reject rule of a Metropolis–Hastings-type kernel, kept as one swappable function
 // (docs/architecture.md, BlackJAX's shape): RWMH and HMC build a MoveProposal and ask the rule
 // whether to move. The non-private rules live here; the private ones (the penalty test of
-// 000_24953f9f9db06b85.txt Section 3 / Algorithm 1, DP Barker, TunaMH) plug into the same slot
+// [RaisaKoskelaHonkela2021] Section 3 / Algorithm 1, DP Barker, TunaMH) plug into the same slot
 // and compute the data part of the ratio through PrivateData releases instead of
 // log_density_from/log_density_to.
 #pragma once
@@ -47,7 +47,7 @@ double log_acceptance_ratio(const MoveProposal& move);
 AcceptDecision metropolis_accept(const MoveProposal& move, Rng& rng);
 
 // Barker's rule: accept with probability 1 / (1 + exp(−log α)) (the non-private form of the DP
-// Barker test, 001_a89495f8512cebe6.txt). Also a valid detailed-balance rule, with a lower
+// Barker test, [Raisa2021short]). Also a valid detailed-balance rule, with a lower
 // acceptance rate than Metropolis. Always draws exactly one uniform.
 AcceptDecision barker_accept(const MoveProposal& move, Rng& rng);
 

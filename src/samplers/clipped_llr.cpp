@@ -23,7 +23,7 @@ AcceptRule clipped_llr_rule(const Model& model, const Dataset& data, double b, A
   auto scratch = std::make_shared<Vec>();
   return [&model, &data, b, base = std::move(base), tally = std::move(tally), scratch](
              const MoveProposal& move, Rng& rng) {
-    // Bound b‖θ′ − θ‖₂ (002_673c6a5269ae2454.txt Section 3.1; the DP HMC accept step uses the
+    // Bound b‖θ′ − θ‖₂ ([Raisa2021] Section 3.1; the DP HMC accept step uses the
     // start and end of the trajectory, Algorithm 4).
     const double bound = b * (move.to - move.from).norm();
     const ClippedLlr c = clipped_llr_sum(model, data, move.from, move.to, bound, *scratch);

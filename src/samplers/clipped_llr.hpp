@@ -1,5 +1,5 @@
 // Log-likelihood-ratio clipping for the NON-private kernels (rwmh, hmc with `clip`): the clipping
-// study of 002_673c6a5269ae2454.txt Section 6.2, which runs RWMH and HMC without noise so that
+// study of [Raisa2021] Section 6.2, which runs RWMH and HMC without noise so that
 // only the error due to clipping shows. As in DP penalty (Section 3.1, "clipping the
 // log-likelihood ratios with the bound b = L‖θ − θ′‖₂") and in the accept step of DP HMC
 // (Algorithm 4, clip_{b_l‖θ_{i−1} − θ_{i,L}‖}(r_x)), each row's ratio

@@ -1,5 +1,5 @@
-// DP Barker (002_673c6a5269ae2454.txt Section 3.3, Algorithm 3; 001_a89495f8512cebe6.txt
-// Section 3.2; after Heikkilä et al. 2019).
+// DP Barker ([Raisa2021] Section 3.3, Algorithm 3; [Raisa2021short] Section 3.2;
+// after Heikkilä et al. 2019).
 //
 // One transition from θ:
 //   1. propose θ′ = θ + scale ⊙ z, z ~ N(0, I) (algorithm stream; symmetric, so the proposal term

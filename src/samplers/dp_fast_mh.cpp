@@ -35,7 +35,7 @@ double declared_row_bound(const Model& model) {
   }
   throw ConfigError(fmt::format(
       "dp-fast-mh: model '{}' declares no per-row bound c̄; give row_bound (a public bound on "
-      "every c_i of 003 Assumption 1)",
+      "every c_i of [ZhangZhang2023] Assumption 1)",
       model.name()));
 }
 
@@ -66,8 +66,9 @@ void DpFastMhKernel::setup() {
   bound_ = dynamic_cast<const RatioBound*>(&model());
   if (bound_ == nullptr) {
     throw ConfigError(fmt::format(
-        "{}: model '{}' has no per-row ratio bound (003 Assumption 1); DP-Fast MH needs one", who,
-        model().name()));
+        "{}: model '{}' has no per-row ratio bound ([ZhangZhang2023] Assumption 1); DP-Fast MH "
+        "needs one",
+        who, model().name()));
   }
   row_bound_ = config_.row_bound == 0.0 ? declared_row_bound(model()) : config_.row_bound;
   if (!(row_bound_ > 0.0) || !std::isfinite(row_bound_)) {

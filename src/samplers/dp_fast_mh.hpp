@@ -1,4 +1,4 @@
-// DP-Fast MH (003_d4664856a36907c9.txt, Algorithm 2): TunaMH's exact minibatch MH (tunamh.hpp)
+// DP-Fast MH ([ZhangZhang2023] Algorithm 2): TunaMH's exact minibatch MH (tunamh.hpp)
 // with a batch-size cap K and a full-batch fallback, Gaussian noise on the log ratio scaled by
 // the sensitivities of Lemma 1, the penalty correction −σ²/2, the log-prior term, and an
 // optional "privacy for free" branch. The privacy analysis is re-derived in
@@ -22,8 +22,8 @@
 //      (or the free branch's decision); one approximate_dp event "fastmh";
 //   4. accept with probability min(1, exp(Y − σ²/2 + log p(θ′) − log p(θ))).
 // Exactness: each branch is a reversible penalty/TunaMH kernel and the branch probability is
-// symmetric in (θ, θ′) (003 Theorem 3) — but see docs/dp-fast-mh.md: conditioning TunaMH's batch
-// on B < K perturbs its Poisson structure, a bias that vanishes when P(B ≥ K) does.
+// symmetric in (θ, θ′) ([ZhangZhang2023] Theorem 3) — but see docs/dp-fast-mh.md: conditioning
+// TunaMH's batch on B < K perturbs its Poisson structure, a bias that vanishes when P(B ≥ K) does.
 #pragma once
 
 #include <cstdint>
@@ -41,13 +41,15 @@
 namespace dpmcmc {
 
 struct DpFastMhConfig {
-  // Proposal standard deviation per component; size 1 (the same for all) or dim (003: 0.06).
+  // Proposal standard deviation per component; size 1 (the same for all) or dim (0.06 in
+  // [ZhangZhang2023]).
   Vec scale = Vec::Constant(1, 0.06);
   double lambda = 10.0;          // λ > 0
   std::uint64_t max_batch = 60;  // K ≥ 1: minibatch iff B < K
   double epsilon = 0.05;         // ε per iteration (> 0)
   double delta = 1e-5;           // δ per iteration, in (0, 1)
-  bool full_batch = false;       // always the full-batch branch (003's "full-batch" variant)
+  bool full_batch = false;       // always the full-batch branch (the "full-batch" variant of
+                                 // [ZhangZhang2023])
   bool free_branch = false;      // allow "privacy for free" (see above); off by default
   double row_bound = 0.0;        // c̄ (untempered) > 0; 0 = the model's declared bound
 };

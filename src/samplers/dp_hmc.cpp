@@ -26,7 +26,7 @@ void require_positive(double value, const char* what) {
 }
 
 // The most releases of each label one iteration makes: L + 1 gradients, 1 ratio
-// (002_673c6a5269ae2454.txt, proof of Theorem 4.2; dp_hmc_template).
+// ([Raisa2021] proof of Theorem 4.2; dp_hmc_template).
 ReleaseCounts per_iteration(const DpHmcConfig& c) {
   return {{ReleaseKind::grad_sum, static_cast<std::uint64_t>(std::max(c.steps, 0)) + 1},
           {ReleaseKind::llr_sum, 1}};

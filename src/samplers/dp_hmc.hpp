@@ -1,13 +1,13 @@
-// Differentially private Hamiltonian Monte Carlo (002_673c6a5269ae2454.txt, Algorithm 4;
-// 000_24953f9f9db06b85.txt, Algorithm 1), the variant the papers analyse.
+// Differentially private Hamiltonian Monte Carlo ([Raisa2021] Algorithm 4;
+// [RaisaKoskelaHonkela2021] Algorithm 1), the variant the papers analyse.
 //
 // One transition from θ = θ_{i−1}:
 //   1. step size η_i = η, or η·h_i with h_i a randomised Halton point (as HmcKernel, the shared
-//      jittered_step_size of hmc.hpp; 000_24953f9f9db06b85.txt Section 3);
+//      jittered_step_size of hmc.hpp; [RaisaKoskelaHonkela2021] Section 3);
 //   2. G_0 = ∇log p(θ) + [T·Σᵢ clip_{b_g}(∇log p(xᵢ|θ)) + N(0, σ_g² I)]: a FRESH gradient release
 //      at the current position, every iteration. It is never the final gradient of the previous
 //      (accepted) trajectory: reusing it would reuse that release's noise in two iterations, which
-//      is not the algorithm analysed (002_673c6a5269ae2454.txt, Section 4.2, last paragraphs) and
+//      is not the algorithm analysed ([Raisa2021] Section 4.2, last paragraphs) and
 //      not what the planner's template (dp_hmc_template: L + 1 "grad_sum" per iteration) counts;
 //   3. p_0 ~ N(0, M) from the algorithm stream (diagonal M);
 //   4. L leapfrog steps (leapfrog.hpp) in which every new position θ_j gets its own release G_j:

@@ -1,5 +1,5 @@
-// The DP penalty algorithm of Yıldırım and Ermiş (002_673c6a5269ae2454.txt Section 3.1,
-// Theorems 3.1–3.2; 004_14fb110475802c51.txt Section 2) and its one-component (OCU) and
+// The DP penalty algorithm of Yıldırım and Ermiş ([Raisa2021] Section 3.1,
+// Theorems 3.1–3.2; [Yildirim2020] Section 2) and its one-component (OCU) and
 // guided-walk (GWMH) variants.
 //
 // One transition from θ:
@@ -9,10 +9,10 @@
 //      σ = τ n^α · Δ,  Δ = 2·T·b‖θ′ − θ‖₂ (Theorem 3.1's σ² = τ² n^{2α} c², c = 2b‖θ′ − θ‖₂);
 //   3. accept with probability min{1, exp(λ̂ + log p(θ′) − log p(θ) − σ²/2)}
 //      (the penalty −σ²/2 of Ceperley and Dewing corrects for the noise:
-//      004_14fb110475802c51.txt Section 2; the chain targets π exactly when nothing is clipped).
+//      [Yildirim2020] Section 2; the chain targets π exactly when nothing is clipped).
 // Everything but step 2 is post-processing of released values and the public prior.
 //
-// Variants (002_673c6a5269ae2454.txt Section 3.1, after YE19):
+// Variants ([Raisa2021] Section 3.1, after YE19):
 //   full           θ′ = θ + s ⊙ z, z ~ N(0, I).
 //   one_component  (OCU) j uniform in {1..d}; θ′_j = θ_j + s_j z, other components unchanged:
 //                  ‖θ′ − θ‖ = s_j|z|, so the noise is smaller than for a full move.
@@ -67,7 +67,7 @@ struct DpPenaltyConfig {
 AcceptDecision penalty_accept(double noisy_log_ratio, double noise_sd, Rng& rng);
 
 // E min{1, exp(r + σX − σ²/2)}, X ~ N(0, 1): the expected acceptance probability of the
-// penalty test for an exact log ratio r and noise sd σ ≥ 0 (004_14fb110475802c51.txt, proof of
+// penalty test for an exact log ratio r and noise sd σ ≥ 0 ([Yildirim2020] proof of
 // Proposition 1):  Φ(r/σ − σ/2) + e^r Φ(−r/σ − σ/2); min{1, e^r} at σ = 0. Decreasing in σ.
 double penalty_expected_acceptance(double r, double sigma);
 
@@ -76,7 +76,7 @@ class DpPenaltyKernel final : public PrivateMhKernel {
   // Throws ConfigError naming the parameter unless τ, b, α are finite and > 0 and the scale is
   // valid (finite, > 0, size 1 or dim). `model` supplies dim and the prior only; it must outlive
   // the kernel, and so must `data` in the borrowing form. `data` is the chain's PrivateData, or
-  // an OwnerGroup for the data-sharing penalty (004_14fb110475802c51.txt, Algorithm 2): the group
+  // an OwnerGroup for the data-sharing penalty ([Yildirim2020] Algorithm 2): the group
   // answers with the sum of its owners' noisy contributions and noise sd √N·σ, so the penalty
   // −Nσ²/2 of Algorithm 2 is this kernel's −σ²/2 with the group's σ, and n is the group's total.
   DpPenaltyKernel(const Model& model, DataOwner& data, DpPenaltyConfig config);

@@ -1,4 +1,4 @@
-// The penalty algorithm for exponential families (004_14fb110475802c51.txt, Section 3.3,
+// The penalty algorithm for exponential families ([Yildirim2020] Section 3.3,
 // Algorithm 3): instead of a clipped log-likelihood-ratio sum, each iteration releases a fresh
 // noisy sufficient statistic Ŝ = S + N(0, σ² I), S = Σᵢ s(xᵢ), and computes the log-likelihood
 // ratio from it (the paper's equation (7) with Ŝ for S):
@@ -9,7 +9,7 @@
 // Accept with probability min{1, p(θ′)/p(θ) · exp(d̂ − σ_d²/2)} (Algorithm 3, step 2, symmetric
 // proposal so q cancels): the penalty test of samplers/dp_penalty.hpp (penalty_accept) with σ_d.
 // Because E exp(d̂ − σ_d²/2) = exp(d) and σ_d is symmetric in (θ, θ′), the chain targets the
-// posterior given the *data* exactly (Ceperley and Dewing; 004_14fb110475802c51.txt Section 2),
+// posterior given the *data* exactly (Ceperley and Dewing; [Yildirim2020] Section 2),
 // with no clipping bias at all (rows outside the declared range are refused, see
 // PrivateData::suff_stat).
 //

@@ -1,4 +1,4 @@
-// The minibatch DP penalty (002_673c6a5269ae2454.txt Section 3.4, Lemma 3.4, Theorem 3.5).
+// The minibatch DP penalty ([Raisa2021] Section 3.4, Lemma 3.4, Theorem 3.5).
 //
 // One transition from θ:
 //   1. propose θ′ (full / OCU / GWMH: samplers/penalty_proposal.hpp, as DpPenaltyKernel);
@@ -16,8 +16,8 @@
 // slightly different distribution. Nothing is clipped away in the CLT argument: clipping (as in
 // the full-data penalty) changes the target when it binds.
 //
-// τ keeps the thesis' meaning (σ² = τc², noise multiplier √τ; reference-configs.md "τ here
-// multiplies c²"), unlike the full-data penalty's τn^α, so the presets' values apply unchanged.
+// τ keeps the thesis' meaning (σ² = τc², noise multiplier √τ; docs/references.md, thesis
+// minibatch penalty), unlike the full-data penalty's τn^α, so the presets' values apply unchanged.
 //
 // Proposals that need no release (prior −∞, non-finite θ′, zero step) are handled by the shared
 // skeleton (samplers/private_mh_kernel.hpp), without touching the data.

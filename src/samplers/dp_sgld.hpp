@@ -1,5 +1,5 @@
 // DP stochastic-gradient Langevin dynamics (DP-SGLD; Wang, Fienberg and Smola 2015, "Privacy
-// for free", cited as [28] in 000_24953f9f9db06b85.txt Section 4.1; Li et al. 2019 [19]), the
+// for free", cited as [28] in [RaisaKoskelaHonkela2021] Section 4.1; Li et al. 2019 [19]), the
 // baseline of the DP HMC paper's comparison, with a constant step size.
 //
 // UPDATE (Welling and Teh's SGLD with a privatised minibatch gradient). With step η, batch

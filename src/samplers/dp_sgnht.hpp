@@ -1,6 +1,6 @@
 // DP stochastic-gradient Nosé–Hoover thermostat (DP-SGNHT; Ding et al. 2014, "Bayesian
 // sampling using stochastic gradient thermostats", Algorithm 1, cited as [6] in
-// 000_24953f9f9db06b85.txt Section 4.1; privatised as in Wang et al. 2015 [28]).
+// [RaisaKoskelaHonkela2021] Section 4.1; privatised as in Wang et al. 2015 [28]).
 //
 // DISCRETISATION (Ding et al. 2014, Algorithm 1, with step h, diffusion A, dimension d and the
 // stochastic force −∇Ũ(θ) = ∇log p(θ) + (n/b)·ĝ):

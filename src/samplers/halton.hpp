@@ -1,5 +1,5 @@
 // Halton sequences, plain and randomised, for the per-iteration step-size perturbation of HMC:
-// η_i = h_i·η with h_i from a randomised Halton sequence (000_24953f9f9db06b85.txt Section 3,
+// η_i = h_i·η with h_i from a randomised Halton sequence ([RaisaKoskelaHonkela2021] Section 3,
 // following Hoffman et al. 2021 = its ref. [16]; the randomisation is Owen's 2017 random digit
 // permutation = its ref. [23]).
 //

@@ -86,7 +86,7 @@ TransitionInfo HmcKernel::transition(Rng& rng, std::span<double> extras) {
   if (extras.size() != 4) {
     throw SoftwareError(fmt::format("hmc: {} extra columns passed, 4 expected", extras.size()));
   }
-  // Step size of this iteration (000_24953f9f9db06b85.txt Section 3): η_i = h_i·η.
+  // Step size of this iteration ([RaisaKoskelaHonkela2021] Section 3): η_i = h_i·η.
   const double step =
       jittered_step_size(config_.step_size, config_.jitter, halton_, iteration_, rng);
   ++iteration_;

@@ -1,5 +1,5 @@
 // Hamiltonian Monte Carlo, the non-private baseline and the skeleton of DP HMC
-// (000_24953f9f9db06b85.txt, Algorithm 1 without the noise): a fresh momentum p ~ N(0, M) with a
+// ([RaisaKoskelaHonkela2021] Algorithm 1 without the noise): a fresh momentum p ~ N(0, M) with a
 // diagonal mass matrix M, L leapfrog steps of size η_i (leapfrog.hpp), and a swappable accept
 // rule on H(θ, p) − H(θ′, p′) (accept_rule.hpp; the penalty test plugs in there). With
 // StepJitter::halton the step size of iteration i is η_i = h_i·η, h_i ∈ (0, 1) the i-th point of
@@ -37,7 +37,7 @@ struct HmcConfig {
   // A transition is flagged divergent__ when H(θ′, p′) − H(θ, p) exceeds this (Stan's 1000) or the
   // trajectory leaves the finite numbers.
   double divergence_threshold = 1000.0;
-  // The clipping study (002_673c6a5269ae2454.txt Section 6.2; samplers/clipped_llr.hpp): when
+  // The clipping study ([Raisa2021] Section 6.2; samplers/clipped_llr.hpp): when
   // set, make_hmc clips each row's log-likelihood ratio between the start θ and the end θ′ of the
   // trajectory to ±clip·‖θ′ − θ‖₂ in the accept test (as DP HMC's accept step, Algorithm 4; the
   // gradients stay exact) and records the clipped share of rows in the draw column
@@ -46,7 +46,7 @@ struct HmcConfig {
 };
 
 // The step size of one iteration: η itself, or with StepJitter::halton η·h_i, h_i the point
-// `iteration` of a randomised Halton sequence in base 2 (000_24953f9f9db06b85.txt Section 3),
+// `iteration` of a randomised Halton sequence in base 2 ([RaisaKoskelaHonkela2021] Section 3),
 // which is created from `rng` on first use (the chain's algorithm stream, at its first transition
 // after init). Shared by HmcKernel and DP HMC so that both use the algorithm stream identically.
 double jittered_step_size(double step, StepJitter jitter, std::optional<RandomizedHalton>& halton,

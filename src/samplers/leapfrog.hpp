@@ -1,6 +1,6 @@
 // The leapfrog integrator of Hamiltonian Monte Carlo with a diagonal mass matrix M, written once
 // for every HMC variant: the non-private kernel passes the exact gradient of log π, DP HMC
-// (000_24953f9f9db06b85.txt, Algorithm 1) passes a callback returning noisy clipped gradient sums.
+// ([RaisaKoskelaHonkela2021] Algorithm 1) passes a callback returning noisy clipped gradient sums.
 //
 // Hamiltonian H(θ, p) = −log π(θ) + K(p), K(p) = ½ pᵀM⁻¹p. One trajectory of L steps of size η is
 //   p ← p + (η/2)·g(θ);  then L−1 times { θ ← θ + η M⁻¹p;  p ← p + η·g(θ) };

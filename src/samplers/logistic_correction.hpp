@@ -1,5 +1,5 @@
-// DP Barker's correction distribution V_corr (002_673c6a5269ae2454.txt Section 3.3, Algorithm 3;
-// 001_a89495f8512cebe6.txt Section 3.2, after Heikkilä et al. 2019 and Seita et al. 2017).
+// DP Barker's correction distribution V_corr ([Raisa2021] Section 3.3, Algorithm 3;
+// [Raisa2021short] Section 3.2, after Heikkilä et al. 2019 and Seita et al. 2017).
 //
 // Barker's test "λ + L > 0, L ~ Logistic(0, 1)" accepts with probability 1/(1 + e^{−λ}). DP Barker
 // only sees λ + N(0, σ²) (the Gaussian mechanism's noise plus the subsampling error), so it adds a

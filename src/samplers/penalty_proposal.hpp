@@ -1,5 +1,5 @@
 // The proposal step shared by the DP penalty kernels (full-data and minibatch;
-// 002_673c6a5269ae2454.txt Sections 3.1 and 3.4): a Gaussian random walk on all components, a
+// [Raisa2021] Sections 3.1 and 3.4): a Gaussian random walk on all components, a
 // one-component update (OCU), or the guided walk on one component (GWMH). The variants and why
 // each leaves the penalty correction unchanged are described in samplers/dp_penalty.hpp.
 // Everything here is post-processing: it reads the algorithm stream and public values only.

@@ -1,6 +1,6 @@
 // The common part of every private kernel (docs/architecture.md): it reaches the data only through
 // its chain's data owner — a PrivateData, or an OwnerGroup of several owners (the data-sharing
-// penalty, 004_14fb110475802c51.txt Algorithm 2) — which it either borrows (the caller keeps it
+// penalty, [Yildirim2020] Algorithm 2) — which it either borrows (the caller keeps it
 // alive, e.g. a test or a job that reads its counters) or owns; it knows which releases one of its
 // iterations makes, so that it reports exhausted() *before* an iteration whose releases the chain's
 // allowance could not cover; and it reports the chain's spend so far in the eps_spent__ column

@@ -1,8 +1,8 @@
 // The one transition of every private sampler that is "Metropolis–Hastings with a noisy test":
-// the DP penalty and its OCU and GWMH variants (002_673c6a5269ae2454.txt Section 3.1), the
-// minibatch penalty (Section 3.4), the exponential-family penalty (004_14fb110475802c51.txt
-// Algorithm 3), DP Barker (002 Algorithm 3) and DP-Fast MH (003_d4664856a36907c9.txt
-// Algorithm 2). A sampler is a proposal (samplers/penalty_proposal.hpp) and a test — the
+// the DP penalty and its OCU and GWMH variants ([Raisa2021] Section 3.1), the
+// minibatch penalty (Section 3.4), the exponential-family penalty ([Yildirim2020] Algorithm 3),
+// DP Barker ([Raisa2021] Algorithm 3) and DP-Fast MH ([ZhangZhang2023] Algorithm 2).
+// A sampler is a proposal (samplers/penalty_proposal.hpp) and a test — the
 // subclass's noisy_test, which makes the iteration's releases through the chain's data owner and
 // decides — while the skeleton is written here once:
 //   1. propose θ′ from the algorithm stream;

@@ -19,7 +19,7 @@ namespace dpmcmc {
 struct RwmhConfig {
   // Proposal standard deviation per component; size 1 (the same for all) or dim().
   Vec scale = Vec::Constant(1, 0.1);
-  // The clipping study (002_673c6a5269ae2454.txt Section 6.2; samplers/clipped_llr.hpp): when
+  // The clipping study ([Raisa2021] Section 6.2; samplers/clipped_llr.hpp): when
   // set, make_rwmh clips each row's log-likelihood ratio to ±clip·‖θ′ − θ‖₂ in the accept test and
   // records the clipped share of rows in the draw column clip_frac__ (the name DP penalty uses).
   // Unset: the exact kernel, unchanged.

@@ -123,7 +123,7 @@ TransitionInfo TunaMhKernel::transition(Rng& rng, std::span<double> extras) {
       if (!(keep >= -kBoundSlack && keep <= 1.0 + kBoundSlack)) {
         throw SoftwareError(fmt::format(
             "tunamh: row {} violates the ratio bound of model '{}': |dU| = {} > c_i M = {} "
-            "(003 Assumption 1)",
+            "([ZhangZhang2023] Assumption 1)",
             i + 1, model_.name(), std::abs(du), ci * m));
       }
       if (rng.uniform() < keep) {
@@ -152,7 +152,8 @@ std::unique_ptr<Kernel> make_tunamh(const Model& model, const Dataset& data, Tun
   const auto* bound = dynamic_cast<const RatioBound*>(&model);
   if (bound == nullptr) {
     throw ConfigError(fmt::format(
-        "tunamh: model '{}' has no per-row ratio bound (003 Assumption 1); TunaMH needs one",
+        "tunamh: model '{}' has no per-row ratio bound ([ZhangZhang2023] Assumption 1); TunaMH "
+        "needs one",
         model.name()));
   }
   return std::make_unique<TunaMhKernel>(model, *bound, data, std::move(config));

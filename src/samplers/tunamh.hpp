@@ -1,10 +1,10 @@
 // TunaMH, the exact minibatch Metropolis–Hastings of Zhang et al. (2020) as given in
-// 003_d4664856a36907c9.txt, Algorithm 1 — the non-private baseline of DP-Fast MH. It reads the
+// [ZhangZhang2023] Algorithm 1 — the non-private baseline of DP-Fast MH. It reads the
 // dataset directly (like RwmhKernel), so it is not private.
 //
 // Notation. U_i(θ) = −T log p(x_i | θ) is row i's (tempered) energy; the model's RatioBound gives
 // |U_i(θ′) − U_i(θ)| ≤ c_i M(θ, θ′) with c_i = T·(the model's untempered c_i), C = Σ c_i
-// (003, Assumption 1). One transition from θ:
+// ([ZhangZhang2023] Assumption 1). One transition from θ:
 //   1. θ′ = θ + s ⊙ z, z ~ N(0, I) (symmetric: q(θ|θ′) = q(θ′|θ)); if p(θ′) = 0, reject.
 //   2. B ~ Poisson(λ + C M), M = M(θ, θ′).
 //   3. B times: draw i with probability c_i / C (alias table, built once) and keep it in the
@@ -24,13 +24,14 @@
 //   (μ′_i/μ_i)^{s_i},
 // since Σ(μ_i − μ′_i) = Σ ΔU_i cancels the full-data likelihood ratio. With
 // x_i = ΔU_i / (2λ c_i / C + c_i M), μ′_i/μ_i = (1 − x_i)/(1 + x_i) = exp(−2 artanh x_i), which is
-// step 4; |x_i| < 1 because λ > 0. 003 uses a flat prior and passes τ = 0 to MHRatio; with a
-// proper prior, the prior ratio is the extra term τ = log p(θ′) − log p(θ) (it is not part of any
-// U_i, so it enters exactly). The chain is reversible for π(θ) ∝ p(θ) Π p(x_i|θ)^T.
+// step 4; |x_i| < 1 because λ > 0. [ZhangZhang2023] uses a flat prior and passes τ = 0 to MHRatio;
+// with a proper prior, the prior ratio is the extra term τ = log p(θ′) − log p(θ) (it is not part
+// of any U_i, so it enters exactly). The chain is reversible for π(θ) ∝ p(θ) Π p(x_i|θ)^T.
 //
 // Cost: B rows are evaluated (each drawn row needs ΔU_i for its keep probability), and
-// E[B | θ, θ′] = λ + C M(θ, θ′) (003, Section 3.1 "TunaMH"); unlike the original TunaMH, λ is a
-// fixed hyperparameter rather than χ C² M² (003 keeps it so for DP-Fast MH).
+// E[B | θ, θ′] = λ + C M(θ, θ′) ([ZhangZhang2023] Section 3.1 "TunaMH"); unlike the original
+// TunaMH, λ is a fixed hyperparameter rather than χ C² M² ([ZhangZhang2023] keeps it so
+// for DP-Fast MH).
 #pragma once
 
 #include <cstdint>
@@ -49,10 +50,10 @@
 namespace dpmcmc {
 
 struct TunaMhConfig {
-  // Proposal standard deviation per component; size 1 (the same for all) or dim(). 003's mixture
-  // setting: 0.06.
+  // Proposal standard deviation per component; size 1 (the same for all) or dim().
+  // [ZhangZhang2023]'s mixture setting: 0.06.
   Vec scale = Vec::Constant(1, 0.06);
-  // λ > 0, the part of the expected batch size that does not scale with C·M (003: 10).
+  // λ > 0, the part of the expected batch size that does not scale with C·M ([ZhangZhang2023]: 10).
   double lambda = 10.0;
 };
 
@@ -105,7 +106,7 @@ class TunaMhKernel final : public Kernel {
 };
 
 // A TunaMH kernel for `model` given `data` (model and data must outlive it). ConfigError when
-// the model does not implement RatioBound (003 Assumption 1), or as TunaMhKernel.
+// the model does not implement RatioBound ([ZhangZhang2023] Assumption 1), or as TunaMhKernel.
 std::unique_ptr<Kernel> make_tunamh(const Model& model, const Dataset& data, TunaMhConfig config);
 
 }  // namespace dpmcmc

@@ -73,9 +73,9 @@ Vec tuned_scale(const Tuning& tuning, int dim, const char* kernel);
 // Roberts and Rosenthal 2001), linear in between.
 double random_walk_target_accept(int dim);
 
-// The target of a guided walk on one component (Gustafson 1998; the DP penalty's GWMH, 002
-// Section 3.1): 0.5, measured, not from the literature, which has no optimal rate for it. A
-// guided walk keeps its direction while it accepts and reverses it on a rejection, so an
+// The target of a guided walk on one component (Gustafson 1998; the DP penalty's GWMH,
+// [Raisa2021] Section 3.1): 0.5, measured, not from the literature, which has no optimal rate for
+// it. A guided walk keeps its direction while it accepts and reverses it on a rejection, so an
 // acceptance above the one-dimensional 0.44 buys persistence. On paired cells of
 // experiments/adaptation-targets.json (450 pairs, five models, ε = 1, 2, 4) 0.5 gave a lower
 // MMD than 0.44 in 253 of 450 (sign test p = 0.0095); docs/experiments.md.

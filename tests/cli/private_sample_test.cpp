@@ -68,7 +68,7 @@ TEST(CliPrivateSample, RecordedSpendEqualsPlannedForEveryAccountant) {
   }
 }
 
-// Without --delta: the preset's δ on the preset's own data (10⁻⁵ for 003's mixture, as
+// Without --delta: the preset's δ on the preset's own data (10⁻⁵ for [ZhangZhang2023]'s mixture, as
 // `dpmcmc models` shows), the papers' 0.1/n on data of another size.
 // However --out is spelled, the curator's files land beside it, and nothing under it is the
 // curator's (an --out of "run/." once put them in "run/..curator", inside the published tree).
@@ -220,7 +220,7 @@ TEST(CliPrivateSample, NoNonPrivateEvaluationOfUserData) {
 namespace dpmcmc::test {
 namespace {
 
-// The exponential-family penalty (004_14fb110475802c51.txt Algorithm 3) through the CLI: its
+// The exponential-family penalty ([Yildirim2020] Algorithm 3) through the CLI: its
 // "suff_stat" releases are recorded and compose to the planned spend; a model that is not an
 // exponential family is refused before anything is released. (With the preset's small proposal
 // sd every proposal stays inside p in (0, 1) and makes its release; an adapted, larger one may

@@ -121,9 +121,9 @@ TEST(CommittedResults, CircleCellsReproduceUnderTheCommittedKey) {
                          {"sample/circle/dp-penalty/0.5/1", "sample/circle/dp-hmc/0.5/1"});
 }
 
-// 003's mixture, rerun on 2026-11-26 under the committed key: a DP-Fast MH cell (10 iterations), a
-// DP Barker cell and the non-private TunaMH baseline of repeat 1, which share one data set and so
-// one grid reference (about 10 s). Their rows include batch_size.
+// [ZhangZhang2023]'s mixture, rerun on 2026-11-26 under the committed key: a DP-Fast MH cell (10
+// iterations), a DP Barker cell and the non-private TunaMH baseline of repeat 1, which share one
+// data set and so one grid reference (about 10 s). Their rows include batch_size.
 TEST(CommittedResults, MixtureCellsReproduceUnderTheCommittedKey) {
   expect_cells_reproduce(
       "fastmh", {"sample/mixture-fastmh-2d/fastmh-e05/5/1", "sample/mixture-fastmh-2d/barker/5/1",

@@ -313,9 +313,9 @@ TEST(ExperimentRunner, SchemaRowsDeterminismAndResume) {
             without_wall_seconds(slurp(dir2 / "results.csv")));
 }
 
-// A minibatch sampler's row records the mean number of rows it evaluated per iteration (003's
-// "batch size", Figures 1(b) and 3(b)): the mean of its batch_size__ column over the kept draws,
-// read back here from the cell's chain file.
+// A minibatch sampler's row records the mean number of rows it evaluated per iteration
+// ([ZhangZhang2023]'s "batch size", Figures 1(b) and 3(b)): the mean of its batch_size__ column
+// over the kept draws, read back here from the cell's chain file.
 TEST(ExperimentRunner, MinibatchCellsRecordTheirMeanBatchSize) {
   const json d = {{"name", "batches"},
                   {"models", {"mixture-fastmh-2d"}},

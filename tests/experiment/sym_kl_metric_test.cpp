@@ -1,4 +1,4 @@
-// The sym_kl metric (diagnostics/histogram_kl.hpp; 003_d4664856a36907c9.txt Section 6.1) as the
+// The sym_kl metric (diagnostics/histogram_kl.hpp; [ZhangZhang2023] Section 6.1) as the
 // sampling job and the experiment record it: for a two-parameter model with exact posterior
 // draws, the job's value equals the symmetric KL recomputed here from the job's kept draws and
 // an independently regenerated reference sample; other models have none; the experiment writes

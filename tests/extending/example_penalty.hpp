@@ -1,6 +1,6 @@
 // The example sampler of docs/extending.md, written as a user adding a sampler would: its kernel
 // (a PrivateMhKernel with one noisy test) and its setup, in this file and example_penalty.cpp, and
-// its descriptor. It re-implements the plain DP penalty (002_673c6a5269ae2454.txt Section 3.1),
+// its descriptor. It re-implements the plain DP penalty ([Raisa2021] Section 3.1),
 // so that its test can demand the built-in sampler's draws, bit for bit.
 #pragma once
 

@@ -1,4 +1,4 @@
-// DP-Fast MH on 003's Gaussian mixture (003_d4664856a36907c9.txt Section 6.1: N = 50 000,
+// DP-Fast MH on [ZhangZhang2023]'s Gaussian mixture ([ZhangZhang2023] Section 6.1: N = 50 000,
 // temperature 500, i.e. T = 1/500 here): symmetric KL of the 2-d histogram (100 bins per axis)
 // of the draws to the grid reference posterior, for ε ∈ {0.05, 0.1, 0.2, 0.5} per iteration, and
 // the fractions of minibatch, full-batch and "privacy for free" iterations. Label "long" (not in
@@ -75,7 +75,7 @@ TEST(DpFastMhKl, MixtureSymmetricKlAgainstEpsilon) {
   ASSERT_LT(grid.edge_mass(), 1e-6);
   const Histogram2d reference = grid.histogram(box, 100);
 
-  const std::size_t iterations = 20000;  // 003 Section 6.1 / reference-configs.md
+  const std::size_t iterations = 20000;  // [ZhangZhang2023] Section 6.1
   const int chains = 4;
   const double delta = 1e-9;
   std::printf(

@@ -114,10 +114,11 @@ TEST(GaussianMixtureModel, TruncatedPriorIsNormalisedOnItsBox) {
   EXPECT_EQ(model.log_prior(theta2(0.0, -1.6)), -std::numeric_limits<double>::infinity());
 }
 
-// Assumption 1 of 003: |log p(x|θ′) − log p(x|θ)| ≤ c(x)·‖θ′ − θ‖ for θ, θ′ in the box, checked on
-// 20 000 random pairs × 9 rows spread over [−R, R] (including ±R, where c is largest relative
-// to typical gradients). Pairs are drawn both uniformly over the box and as short steps near the
-// corners, where the gradient bound is approached. A violation by more than rounding fails.
+// Assumption 1 of [ZhangZhang2023]: |log p(x|θ′) − log p(x|θ)| ≤ c(x)·‖θ′ − θ‖ for θ, θ′ in the
+// box, checked on 20 000 random pairs × 9 rows spread over [−R, R] (including ±R, where c is
+// largest relative to typical gradients). Pairs are drawn both uniformly over the box and as short
+// steps near the corners, where the gradient bound is approached. A violation by more than rounding
+// fails.
 TEST(GaussianMixtureModel, RatioBoundHoldsOnRandomPairs) {
   const GaussianMixtureModel model;
   Mat x(9, 1);
@@ -195,9 +196,9 @@ TEST(GaussianMixtureModel, RejectsBadParameters) {
   EXPECT_THROW(model.log_prior(Vec::Zero(3)), UsageError);
 }
 
-// simulate() draws the truncated mixture: with R = 3 (003's truncation, 5.7% of the mass cut)
-// the sample mean of 10⁵ rows matches the truncated mixture's mean computed from Boost's normal
-// cdf/pdf (truncated-normal means: μ + σ(φ(α) − φ(β))/(Φ(β) − Φ(α)), weighted by each
+// simulate() draws the truncated mixture: with R = 3 ([ZhangZhang2023]'s truncation, 5.7% of the
+// mass cut) the sample mean of 10⁵ rows matches the truncated mixture's mean computed from Boost's
+// normal cdf/pdf (truncated-normal means: μ + σ(φ(α) − φ(β))/(Φ(β) − Φ(α)), weighted by each
 // component's in-range mass). sd of x ≤ 1.5, so SE ≤ 0.005; band 5 SE = 0.025. Every row lies in
 // [−3, 3].
 TEST(GaussianMixtureModel, SimulateDrawsTheTruncatedMixture) {

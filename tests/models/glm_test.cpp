@@ -186,8 +186,8 @@ TEST(Glm, ParsesPriorOptions) {
   }
 }
 
-// 003 Assumption 1 for the logistic family: |Δℓ_i| ≤ c_i ‖β′ − β‖ with c_i = ‖x_i‖ ≤ R, for
-// coefficients far apart too.
+// [ZhangZhang2023] Assumption 1 for the logistic family: |Δℓ_i| ≤ c_i ‖β′ − β‖ with
+// c_i = ‖x_i‖ ≤ R, for coefficients far apart too.
 TEST(Glm, LogisticRatioBoundHolds) {
   Rng rng = make_rng(9, 0);
   const int p = 4;

@@ -1,8 +1,8 @@
 // Bayesian logistic regression: log-likelihood against the textbook formula (including logits of
 // ±800, where a naive evaluation overflows, and −40, where it loses all relative accuracy),
 // gradients against finite differences, the fused ratio against two evaluations, the
-// Assumption-1 bound of 003 on random pairs (and its tightness), refusal of bad rows and
-// parameters, the simulator's design, the predictive functions, the Newton MAP, and, when the
+// Assumption-1 bound of [ZhangZhang2023] on random pairs (and its tightness), refusal of bad rows
+// and parameters, the simulator's design, the predictive functions, the Newton MAP, and, when the
 // data are installed, the non-private MAP accuracy on Fashion-MNIST T-shirt vs shirt.
 #include "models/logistic_regression.hpp"
 
@@ -160,8 +160,8 @@ TEST(LogisticRegression, FusedRatioEqualsDifferenceOnStridedBlocks) {
   EXPECT_LT((fused - (lb - la)).cwiseAbs().maxCoeff(), 1e-12);
 }
 
-// Assumption 1 of 003 (see the header's derivation): |Δ log p| ≤ ‖x‖·‖θ′ − θ‖ on random
-// parameters of several scales (up to logits of ~±100) and random rows in the unit ball.
+// Assumption 1 of [ZhangZhang2023] (see the header's derivation): |Δ log p| ≤ ‖x‖·‖θ′ − θ‖ on
+// random parameters of several scales (up to logits of ~±100) and random rows in the unit ball.
 TEST(LogisticRegression, RatioBoundHoldsOnRandomPairs) {
   const int d = 6;
   const auto model = make(d);

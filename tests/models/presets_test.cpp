@@ -26,7 +26,7 @@ struct Expected {
   double temperature;
 };
 
-// Table 5.1 of 002_673c6a5269ae2454.txt and 000_24953f9f9db06b85.txt Section 4.
+// Table 5.1 of [Raisa2021] and [RaisaKoskelaHonkela2021] Section 4.
 const Expected kExpected[] = {
     {"banana-flat-2d", 2, 100000, "banana", 1.0},
     {"banana-flat-10d", 10, 200000, "banana", 1.0},
@@ -40,7 +40,7 @@ const Expected kExpected[] = {
     {"banana-dphmc-2d", 2, 100000, "banana", 1.0},
     {"gauss-box-2d", 2, 100000, "gaussian-box", 1.0},
     {"bernoulli-beta", 1, 10000, "bernoulli-beta", 1.0},
-    {"mixture-fastmh-2d", 2, 50000, "gaussian-mixture", 1.0 / 500},  // 003 Section 6.1
+    {"mixture-fastmh-2d", 2, 50000, "gaussian-mixture", 1.0 / 500},  // [ZhangZhang2023] Section 6.1
     {"logistic-fashion-mnist", 50, 12000, "logistic", 1.0},
 };
 
@@ -57,7 +57,7 @@ TEST(Presets, RegistryHasDocumentedPresets) {
     EXPECT_FALSE(p.source.empty());
     EXPECT_EQ(p.dim, e.dim);
     EXPECT_EQ(p.n, e.n);
-    // δ = 0.1/n in the thesis' experiments; 10⁻⁵ in DP-Fast MH's (003, Section 6).
+    // δ = 0.1/n in the thesis' experiments; 10⁻⁵ in DP-Fast MH's ([ZhangZhang2023] Section 6).
     const bool fastmh = p.load_data || std::string(e.model) == "gaussian-mixture";
     EXPECT_DOUBLE_EQ(p.delta, fastmh ? 1e-5 : 0.1 / static_cast<double>(e.n));
     const auto model = p.make_model();
@@ -73,8 +73,9 @@ TEST(Presets, RegistryHasDocumentedPresets) {
               !p.start_sd.has_value());
     // Every preset has defaults for the non-private baselines and its private samplers, each
     // with a source: DP penalty and DP HMC for the papers' models, the sufficient-statistic
-    // penalty for the exponential-family presets, DP-Fast MH and TunaMH for 003's mixture. HMC
-    // everywhere: issue 25 asks `--sampler hmc` to run with default options on every preset.
+    // penalty for the exponential-family presets, DP-Fast MH and TunaMH for [ZhangZhang2023]'s
+    // mixture. HMC everywhere: issue 25 asks `--sampler hmc` to run with default options on every
+    // preset.
     const bool expfam =
         std::string(e.model) == "gaussian-box" || std::string(e.model) == "bernoulli-beta";
     const bool mixture = std::string(e.model) == "gaussian-mixture";
@@ -110,7 +111,8 @@ TEST(Presets, UnknownNamesListTheValidOnes) {
   }
 }
 
-// Spot checks of transcribed hyperparameters against reference-configs.md.
+// Spot checks of transcribed hyperparameters against docs/references.md,
+// "Hyperparameters the papers' authors ran".
 TEST(Presets, PublishedHyperparameters) {
   const auto& t10 = find_preset("banana-tempered-10d");
   EXPECT_DOUBLE_EQ(t10.sampler_defaults("dp-penalty-ocu").at("tau").get<double>(), 0.1);
@@ -193,7 +195,7 @@ TEST(Presets, StartDeviationMatchesClosedForm) {
             1.0);
 }
 
-// mixture-fastmh-2d (003_d4664856a36907c9.txt Section 6.1, Appendix E.1; reference-configs.md):
+// mixture-fastmh-2d ([ZhangZhang2023] Section 6.1, Appendix E.1; docs/references.md):
 // the model's settings and the sampler defaults as published.
 TEST(Presets, MixtureFastMhSettings) {
   const Preset& p = find_preset("mixture-fastmh-2d");
@@ -213,7 +215,7 @@ TEST(Presets, MixtureFastMhSettings) {
   EXPECT_DOUBLE_EQ(f.at("epsilon").get<double>(), 0.05);
   EXPECT_DOUBLE_EQ(f.at("lambda").get<double>(), 10.0);
   EXPECT_EQ(f.at("max_batch").get<int>(), 60);
-  // Per-iteration δ: 003's 20 000 iterations must compose within the run's δ = 1e-5.
+  // Per-iteration δ: [ZhangZhang2023]'s 20 000 iterations must compose within the run's δ = 1e-5.
   EXPECT_LT(20000 * f.at("delta").get<double>(), p.delta);
   EXPECT_DOUBLE_EQ(p.sampler_defaults("tunamh").at("proposal_sd").get<double>(), 0.06);
   EXPECT_DOUBLE_EQ(p.sampler_defaults("tunamh").at("lambda").get<double>(), 10.0);
@@ -221,11 +223,11 @@ TEST(Presets, MixtureFastMhSettings) {
   EXPECT_EQ(p.experiment.at("iterations").get<int>(), 20000);
 }
 
-// The preset builds, simulates rows inside the declared range (so every row bound holds, 003
-// Assumption 1), and its exact draws (the adaptive grid: coarse 32², fine 100² around the mass)
-// have the moments of an independent brute-force grid over the whole prior box (160² cells,
-// h = 0.0375). n = 2500 rows (N·T = 5) keeps it fast. Tolerance per mean: 5 SE of 20 000
-// draws (sd/√20000) plus 0.01 for the two grids' discretisation (each density's moments are
+// The preset builds, simulates rows inside the declared range (so every row bound holds,
+// [ZhangZhang2023] Assumption 1), and its exact draws (the adaptive grid: coarse 32², fine 100²
+// around the mass) have the moments of an independent brute-force grid over the whole prior box
+// (160² cells, h = 0.0375). n = 2500 rows (N·T = 5) keeps it fast. Tolerance per mean: 5 SE of
+// 20 000 draws (sd/√20000) plus 0.01 for the two grids' discretisation (each density's moments are
 // within O(h²) ~ 1e-3 of the true ones); per variance: 5 SE (SE ≈ var·√(2/20000) for a
 // near-Gaussian marginal, doubled for the bimodal one) plus 0.01.
 TEST(Presets, MixtureFastMhExactDrawsMatchABruteForceGrid) {
@@ -279,10 +281,10 @@ TEST(Presets, MixtureFastMhExactDrawsMatchABruteForceGrid) {
   EXPECT_LT(outside, 1e-6);
 }
 
-// 003's Figure 2 shows two modes, at (0, 1) and (1, −1). The preset's rows must be drawn as the
-// authors' code draws them (untruncated, variance σx² + ¼ = 2.25): truncated to [−3, 3] their
-// variance falls to ≈ 1.70 < σx², and the posterior becomes one ridge with its mode at θ2 ≈ 0.
-// Computed independently (numpy, a 201 × 241 grid, three data sets of 50 000 rows):
+// [ZhangZhang2023]'s Figure 2 shows two modes, at (0, 1) and (1, −1). The preset's rows must be
+// drawn as the authors' code draws them (untruncated, variance σx² + ¼ = 2.25): truncated to
+// [−3, 3] their variance falls to ≈ 1.70 < σx², and the posterior becomes one ridge with its mode
+// at θ2 ≈ 0. Computed independently (numpy, a 201 × 241 grid, three data sets of 50 000 rows):
 // untruncated P(θ2 < −0.5) = 0.37, P(|θ2| < 0.3) = 0.14; truncated 0.22 and 0.35. The bounds
 // below sit between the two; 20 000 exact draws have a binomial SE ≤ 0.0035 on each fraction.
 TEST(Presets, MixtureFastMhPosteriorHasTheTwoModesOfThePaper) {

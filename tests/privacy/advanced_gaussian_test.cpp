@@ -44,7 +44,7 @@ TEST(AdvancedGaussian, SplitMatchesTheoremThreeWrittenOut) {
   EXPECT_LE(profile.epsilon(delta), expected * (1 + 1e-12));
 }
 
-// 004_14fb110475802c51.txt, Theorem 1 and its proof: with σ > c n^{−α}√(2β′ log n), β′ = 2α + β,
+// [Yildirim2020] Theorem 1 and its proof: with σ > c n^{−α}√(2β′ log n), β′ = 2α + β,
 // k = ⌊k₀ n^{2α}/log n⌋ releases of sensitivity c n^{−α} are (ε, δ)-DP with
 //   ε ≤ 2√(k₀β′β)·c/σ + 4k₀β′·c²/σ²,   δ ≤ 1.25 k₀ n^{−β}/log n + n^{−β}.
 // Our optimised classical route must certify at most that ε at that δ, and no valid bound can be

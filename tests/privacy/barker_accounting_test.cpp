@@ -1,4 +1,4 @@
-// DP Barker accounting (002_673c6a5269ae2454.txt Theorem 3.3; privacy/barker_accounting.hpp):
+// DP Barker accounting ([Raisa2021] Theorem 3.3; privacy/barker_accounting.hpp):
 // the formula against a direct evaluation written out here, the batch mechanism's bound against
 // the exact Rényi divergence of two Gaussians, the batch-variance sensitivity against brute force,
 // the planner's iteration counts on the thesis setting (b = 1300, n = 10⁵, δ = 0.1/n, ε = 1…6)

@@ -1,4 +1,4 @@
-// (ε, δ) composition: advanced composition (004_14fb110475802c51.txt, Theorem 3), the optimal
+// (ε, δ) composition: advanced composition ([Yildirim2020] Theorem 3), the optimal
 // homogeneous composition of Kairouz, Oh and Viswanath (Theorem 3.3), and the classical
 // accountant built on them.
 #include "privacy/composition.hpp"

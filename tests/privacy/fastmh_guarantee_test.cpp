@@ -111,7 +111,7 @@ double worst_pair_hockey_stick(double eps, double nu, double q, int b, double ha
 }
 
 TEST(FastMhGuarantee, CertifiedMinibatchBoundHoldsForTheWorstPair) {
-  // Small q and B so that several hits matter, and 003's setting (n = 50 000, K = 60).
+  // Small q and B so that several hits matter, and [ZhangZhang2023]'s setting (n = 50 000, K = 60).
   struct Case {
     double epsilon, delta;
     std::size_t n;
@@ -136,10 +136,11 @@ TEST(FastMhGuarantee, CertifiedMinibatchBoundHoldsForTheWorstPair) {
   }
 }
 
-// The paper's calibration (003 Algorithm 2: σ1 = 6Kp√(2 log(2.5Kp/δ))/ε with p = max c_i/C = 1/n
-// here) does not give (ε, δ) in its own setting (n = 50 000, K = 60, ε = 0.05, δ = 1e-5): the
-// linearisation ε′ ≤ 6Kpε fails when ε/(6Kp) ≈ 6.9 and the classical Gaussian formula is used far
-// outside ε < 1. The worst pair's exact divergence exceeds δ (measured: 1.4e-4, 14× δ).
+// The paper's calibration ([ZhangZhang2023] Algorithm 2: σ1 = 6Kp√(2 log(2.5Kp/δ))/ε with
+// p = max c_i/C = 1/n here) does not give (ε, δ) in its own setting (n = 50 000, K = 60, ε = 0.05,
+// δ = 1e-5): the linearisation ε′ ≤ 6Kpε fails when ε/(6Kp) ≈ 6.9 and the classical Gaussian
+// formula is used far outside ε < 1. The worst pair's exact divergence exceeds δ (measured: 1.4e-4,
+// 14× δ).
 TEST(FastMhGuarantee, PaperCalibrationFailsInItsOwnSetting) {
   const double eps = 0.05, delta = 1e-5, kp = 60.0 / 50000.0;
   const double sigma1 = 6 * kp * std::sqrt(2 * std::log(2.5 * kp / delta)) / eps;

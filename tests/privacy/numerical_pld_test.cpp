@@ -21,7 +21,7 @@ using test::gaussian_event;
 using test::subsampled_event;
 
 // Closed form for compositions of Gaussian mechanisms with total μ = Σ Δᵢ²/(2σᵢ²):
-// δ(ε) = ½[erfc((ε−μ)/(2√μ)) − e^ε erfc((ε+μ)/(2√μ))] (000_24953f9f9db06b85.txt, Theorem 2.4).
+// δ(ε) = ½[erfc((ε−μ)/(2√μ)) − e^ε erfc((ε+μ)/(2√μ))] ([RaisaKoskelaHonkela2021] Theorem 2.4).
 double gaussian_delta(double mu, double eps) {
   return 0.5 * (std::erfc((eps - mu) / (2 * std::sqrt(mu))) -
                 std::exp(eps) * std::erfc((eps + mu) / (2 * std::sqrt(mu))));

@@ -21,7 +21,7 @@ namespace {
 
 using Events = std::vector<PrivacyEvent>;
 
-// δ(ε; μ) of the PLD N(μ, 2μ) written with std::erfc, exactly as in 000_24953f9f9db06b85.txt,
+// δ(ε; μ) of the PLD N(μ, 2μ) written with std::erfc, exactly as in [RaisaKoskelaHonkela2021]
 // Theorem 2.4. Accurate here: ε ≤ 6 and δ ≥ 1e-7 leave both terms ≥ 1e-8, no cancellation.
 double raw_delta(double eps, double mu) {
   return 0.5 * (std::erfc((eps - mu) / (2 * std::sqrt(mu))) -
@@ -39,7 +39,7 @@ double max_mu_by_bisection(double eps, double delta) {
   return lo;
 }
 
-// The thesis' comparison (002_673c6a5269ae2454.txt, Section 6.1, Fig. 6.1, left panel): flat
+// The thesis' comparison ([Raisa2021] Section 6.1, Fig. 6.1, left panel): flat
 // 2-d banana, DP penalty, n = 1e5, δ = 0.1/n, τ = 0.1. One iteration is a unit-sensitivity
 // release with noise τ√n, PLD mean μ₁ = 1/(2τ²n); k iterations have μ = kμ₁. So the tight count
 // is k = ⌊μ*/μ₁⌋ = ⌊μ*·2τ²n⌋, μ* the largest μ with δ(ε; μ) ≤ δ (Theorem 3.2); the zCDP count
@@ -72,7 +72,7 @@ TEST(Planner, BananaDpPenaltyCountsMatchIndependentFormulas) {
   }
 }
 
-// DP HMC on the flat 2-d banana (τ_l 0.1, τ_g 0.4, L 10; reference-configs.md): Theorem 4.3's
+// DP HMC on the flat 2-d banana (τ_l 0.1, τ_g 0.4, L 10; docs/references.md): Theorem 4.3's
 // μ = k/(2τ_l²n) + k(L+1)/(2τ_g²n), so k = ⌊μ*/(1/(2τ_l²n) + (L+1)/(2τ_g²n))⌋.
 TEST(Planner, BananaDpHmcCountMatchesTheorem43) {
   const double n = 1e5, delta = 0.1 / n, tau_l = 0.1, tau_g = 0.4;

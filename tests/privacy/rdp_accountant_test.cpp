@@ -79,7 +79,7 @@ TEST(RdpConversion, RejectsBadInput) {
 }
 
 // δ(ε) of compositions of Gaussians with total μ = Σ 1/(2zᵢ²)
-// (000_24953f9f9db06b85.txt, Theorem 2.4).
+// ([RaisaKoskelaHonkela2021] Theorem 2.4).
 double gaussian_delta(double mu, double eps) {
   return 0.5 * (std::erfc((eps - mu) / (2 * std::sqrt(mu))) -
                 std::exp(eps) * std::erfc((eps + mu) / (2 * std::sqrt(mu))));

@@ -121,7 +121,7 @@ TEST(RdpPoisson, TinyRateKeepsRelativeAccuracy) {
   EXPECT_LE(frac, frac_expected + 2e-15);
 }
 
-// 002_673c6a5269ae2454.txt, Theorem 3.5 written out naively (linear space, plain loops): for
+// [Raisa2021] Theorem 3.5 written out naively (linear space, plain loops): for
 // ε'(α) = α/(2τ), ε(α) = 1/(α−1) ln(1 + q² C(α,2) min{4(e^{ε'(2)}−1), 2e^{ε'(2)}}
 //                                      + 2 Σ_{j=3}^{α} q^j C(α,j) e^{(j−1)ε'(j)}).
 double thesis_theorem_3_5(int alpha, double q, double tau) {

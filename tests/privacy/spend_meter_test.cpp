@@ -128,7 +128,7 @@ TEST(SpendMeter, ApproximateDpNearTheOptimalCompositionLimit) {
 
 // DP Barker's releases: shown as the barker-rdp accountant certifies them (the route that plans
 // a Barker run), not by the classical composition of their per-iteration certificates, which on
-// 003's mixture setting (batch 1000 of 50 000 rows, σ² = 2) is about ten times larger.
+// [ZhangZhang2023]'s mixture setting (batch 1000 of 50 000 rows, σ² = 2) is about ten times larger.
 TEST(SpendMeter, BarkerReleasesAsTheBarkerRdpAccountantComposesThem) {
   const double delta = 1e-5;
   PrivacyEvent e = dp_barker_event(2.0, 1000, 50000);

@@ -1,4 +1,4 @@
-// PrivateData::suff_stat (004_14fb110475802c51.txt, Algorithm 3, step 1): each release equals
+// PrivateData::suff_stat ([Yildirim2020] Algorithm 3, step 1): each release equals
 // the sum Σ s(x_i) computed directly here plus exactly the normals of a replayed noise stream
 // times σ = multiplier·Δ, Δ = ‖hi − lo‖₂ (hand value), one "suff_stat" event per release, the
 // allowance, refusal of rows outside the declared range (naming row and column, releasing

@@ -76,8 +76,8 @@ TEST(Zcdp, SubsampledEventsAreNotSupported) {
   EXPECT_THROW(ZcdpAccountant().compose(events), ConfigError);
 }
 
-// 002_673c6a5269ae2454.txt, Theorem 3.1 against the planner with the zCDP accountant: the flat
-// 2-d banana DP penalty (n = 1e5, δ = 0.1/n, τ = 0.1; reference-configs.md) and other τ, n.
+// [Raisa2021] Theorem 3.1 against the planner with the zCDP accountant: the flat
+// 2-d banana DP penalty (n = 1e5, δ = 0.1/n, τ = 0.1; docs/references.md) and other τ, n.
 TEST(ZcdpIterations, Theorem31MatchesThePlanner) {
   const ZcdpAccountant zcdp;
   for (double n : {1e4, 1e5, 2e5}) {
@@ -95,7 +95,7 @@ TEST(ZcdpIterations, Theorem31MatchesThePlanner) {
   EXPECT_EQ(dp_penalty_iterations_zcdp(1.0, 1e-6, 0.1, 1e5), 34u);
 }
 
-// Theorem 4.2 against the planner, DP HMC presets of reference-configs.md (τ_l, τ_g, L).
+// Theorem 4.2 against the planner, DP HMC presets of docs/references.md (τ_l, τ_g, L).
 TEST(ZcdpIterations, Theorem42MatchesThePlanner) {
   struct Preset {
     double tau_l, tau_g;

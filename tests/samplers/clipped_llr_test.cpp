@@ -1,5 +1,5 @@
-// The clipping of the non-private kernels (samplers/clipped_llr.hpp; 002_673c6a5269ae2454.txt
-// Section 6.2): the clipped sum against a direct count, the clip_frac__ column against an
+// The clipping of the non-private kernels (samplers/clipped_llr.hpp; [Raisa2021] Section 6.2):
+// the clipped sum against a direct count, the clip_frac__ column against an
 // independent replay of the chain, and the stationary law of the clipped chain against the one
 // computed on a grid from the transition density.
 #include "samplers/clipped_llr.hpp"

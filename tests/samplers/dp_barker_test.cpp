@@ -1,4 +1,4 @@
-// DP Barker kernel and release (002_673c6a5269ae2454.txt Algorithm 3): the acceptance
+// DP Barker kernel and release ([Raisa2021] Algorithm 3): the acceptance
 // probability of the noisy test against Barker's 1/(1 + e^{−λ}) by simulation at fixed λ with a
 // large batch-variance share, recorded = planned events, no early end, the draw columns, and bad
 // configuration.

@@ -1,4 +1,4 @@
-// DP-Fast MH (003_d4664856a36907c9.txt Algorithm 2; samplers/dp_fast_mh.hpp): the target against
+// DP-Fast MH ([ZhangZhang2023] Algorithm 2; samplers/dp_fast_mh.hpp): the target against
 // the grid posterior of the mixture (minibatch and full-batch variants), the public batch-size
 // law, the recorded events against the plan (with and without "privacy for free"), the draw
 // columns, and bad input.
@@ -37,7 +37,8 @@ Vec theta2(double a, double b) {
   return t;
 }
 
-// 003's mixture with N = 2000 rows and T = 0.05 (N·T = 100 as in 003's N = 50 000, T = 1/500).
+// [ZhangZhang2023]'s mixture with N = 2000 rows and T = 0.05 (N·T = 100 as in [ZhangZhang2023]'s
+// N = 50 000, T = 1/500).
 struct MixtureCase {
   GaussianMixtureModel model;
   Dataset data;

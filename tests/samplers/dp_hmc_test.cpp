@@ -1,8 +1,8 @@
-// DP HMC (002_673c6a5269ae2454.txt Algorithm 4; 000_24953f9f9db06b85.txt Algorithm 1):
+// DP HMC ([Raisa2021] Algorithm 4; [RaisaKoskelaHonkela2021] Algorithm 1):
 //   * with exact releases (no clipping, no noise) it is HMC: identical draws to HmcKernel;
-//   * the noisy clipped leapfrog is reversible (002 Lemma 4.5): with the noise sequence reversed
-//     the trajectory from (θ′, −p′) returns to (θ, −p);
-//   * with moderate noise and no clipping the chain keeps the posterior (002 Theorem 4.6);
+//   * the noisy clipped leapfrog is reversible ([Raisa2021] Lemma 4.5): with the noise sequence
+//     reversed the trajectory from (θ′, −p′) returns to (θ, −p);
+//   * with moderate noise and no clipping the chain keeps the posterior ([Raisa2021] Theorem 4.6);
 //   * privacy: recorded releases = dp_hmc_template × iterations, exhaustion, BudgetExhausted;
 //   * the iteration counts of Theorems 4.2 (zCDP) and 4.3 (Gaussian PLD) for the thesis' flat
 //     2-d banana setting, against independent computations written out here;
@@ -159,7 +159,7 @@ class FixedNoiseData final : public DpHmcData {
   std::vector<Vec> noise_;
 };
 
-// 002_673c6a5269ae2454.txt Lemma 4.5 (the reversibility the thesis proves for the DP HMC proposal
+// [Raisa2021] Lemma 4.5 (the reversibility the thesis proves for the DP HMC proposal
 // l₋ ∘ l_{p,η/2} ∘ l_θ ∘ l_{p,η} ∘ … ∘ l_{p,η/2}; its Theorem 4.1 is the noiseless case), checked
 // path by path: with the noise draws ξ_0 … ξ_L fixed, the trajectory from (θ, p) reaches
 // (θ′, p′); from (θ′, −p′) with the noise reversed (ξ_L … ξ_0) it returns to (θ, −p). As the
@@ -398,7 +398,7 @@ TEST(DpHmcKernel, DivergentTrajectoryIsRejectedWithoutNan) {
   }
 }
 
-// --- Invariance with noise (002_673c6a5269ae2454.txt Theorem 4.6) ------------------------------
+// --- Invariance with noise ([Raisa2021] Theorem 4.6) ---------------------------------------------
 
 // Clip bounds above every row's value near the posterior (so nothing is clipped) and τ chosen so
 // that σ_l ≈ 1.2 per ratio on average and σ_g ≈ 3.9 per gradient component: the penalty test
@@ -471,7 +471,7 @@ TEST(DpHmcKernel, KeepsThePosteriorWithNoiseAndNoClipping) {
 
 // --- Iteration counts (Theorems 4.2 and 4.3) --------------------------------------------------
 
-// The thesis' DP HMC setting on the flat 2-d banana (reference-configs.md; Table 5.1):
+// The thesis' DP HMC setting on the flat 2-d banana (docs/references.md; Table 5.1):
 // τ_l = 0.1, τ_g = 0.4, L = 10, n = 10⁵, δ = 0.1/n.
 constexpr double kTauL = 0.1, kTauG = 0.4, kN = 1e5, kDelta = 0.1 / 1e5;
 constexpr std::uint64_t kL = 10;

@@ -1,6 +1,6 @@
 // Exactness of the DP penalty kernels (issue "Private data access and the DP penalty family",
 // Done when): with negligible clipping the penalty algorithm targets the posterior exactly for
-// any noise level (004_14fb110475802c51.txt Section 2.1), so its draws must reach an MMD to exact
+// any noise level ([Yildirim2020] Section 2.1), so its draws must reach an MMD to exact
 // posterior draws within 2× the MMD between two independent exact samples.
 //
 // Same criterion and logic as tests/statistical/preset_targets_test.cpp: chains start from exact
@@ -42,7 +42,7 @@ void draw_exact(Problem& pr) {
 }
 
 // The tempered 2-d banana preset at n = 5000, T = 1000/5000 (same posterior as the preset:
-// it depends on the data through T·n and T·Σx only; 002_673c6a5269ae2454.txt Theorem 5.2), as
+// it depends on the data through T·n and T·Σx only; [Raisa2021] Theorem 5.2), as
 // in tests/statistical/preset_targets_test.cpp.
 Problem tempered_banana() {
   const Preset& p = find_preset("banana-tempered-2d");
@@ -83,7 +83,7 @@ struct RunStats {
 // `chains` chains from exact draws, each with its own PrivateData, event log and streams. With
 // `owners` > 1 the rows are split into that many contiguous shards, each held by its own
 // PrivateData (own noise stream and log) and joined in an OwnerGroup: the data-sharing penalty
-// (004_14fb110475802c51.txt, Algorithm 2).
+// ([Yildirim2020] Algorithm 2).
 RunStats run(const Problem& pr, const DpPenaltyConfig& config, int chains, std::size_t thin,
              std::size_t warmup = 100, std::size_t owners = 1) {
   const std::size_t per_chain = kDraws / static_cast<std::size_t>(chains);
@@ -207,7 +207,7 @@ TEST(DpPenaltyExactness, TemperedBananaGuidedWalk) {
   expect_close_to_exact(pr, run(pr, c, 4, 800), "dp_penalty_gwmh_banana_tempered_2d");
 }
 
-// The data-sharing penalty (004_14fb110475802c51.txt, Algorithm 2) with N = 3 owners: each owner
+// The data-sharing penalty ([Yildirim2020] Algorithm 2) with N = 3 owners: each owner
 // answers with its own noise of the single-owner σ, the group's noise sd is √3·σ (≈ 1.7 here) and
 // the −Nσ²/2 penalty keeps the target exact. The rows held by the owners together are the data of
 // the single-owner test, so the same exact draws apply. Measured: acceptance 0.36, MMD 0.026 vs

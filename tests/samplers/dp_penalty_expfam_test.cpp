@@ -1,4 +1,4 @@
-// The exponential-family penalty kernel (004_14fb110475802c51.txt, Algorithm 3) and its two
+// The exponential-family penalty kernel ([Yildirim2020] Algorithm 3) and its two
 // models. Independent values: the conjugate posteriors (Beta(a + S, b + n − S) computed here
 // from the data; GaussianModel's closed-form moments), the per-row log-likelihood ratios of the
 // existing GaussianModel summed over the rows (against the η/A form), the planner's spend for

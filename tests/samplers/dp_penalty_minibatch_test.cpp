@@ -1,4 +1,4 @@
-// Minibatch DP penalty (002_673c6a5269ae2454.txt Section 3.4, Theorem 3.5): approximate
+// Minibatch DP penalty ([Raisa2021] Section 3.4, Theorem 3.5): approximate
 // exactness against the closed-form posterior, recorded = planned events, exhaustion, the draw
 // columns, bad configuration, and the iteration counts the planner allows on the
 // thesis' flat 2-d banana setting checked against an independent evaluation of Theorem 3.5.

@@ -1,5 +1,5 @@
 // DP penalty kernels: the penalty accept rule against the closed form of
-// 004_14fb110475802c51.txt Proposition 1 (checked by quadrature and by simulation), the recorded
+// [Yildirim2020] Proposition 1 (checked by quadrature and by simulation), the recorded
 // privacy events against the planner's template, the allowance, the variants' proposals, and
 // bad configuration.
 #include "samplers/dp_penalty.hpp"

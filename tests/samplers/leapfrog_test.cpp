@@ -60,7 +60,7 @@ TEST(Leapfrog, HarmonicOscillatorClosedForm) {
 }
 
 // Negating the momentum and integrating again returns to the start: the leapfrog map composed
-// with the momentum flip is an involution (000_24953f9f9db06b85.txt, proof of Theorem 2.12).
+// with the momentum flip is an involution ([RaisaKoskelaHonkela2021] proof of Theorem 2.12).
 TEST(Leapfrog, ReversibleWithNonUnitMass) {
   GaussianGradient g{correlated_precision()};
   Vec inv_mass(2);

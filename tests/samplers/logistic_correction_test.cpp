@@ -1,4 +1,4 @@
-// DP Barker's correction distribution (002_673c6a5269ae2454.txt Section 3.3): the fit's reported
+// DP Barker's correction distribution ([Raisa2021] Section 3.3): the fit's reported
 // errors against independent evaluations (Boost's logistic distribution, adaptive quadrature on
 // other grids), sampling against the fit (DKW bounds), symmetry, variance, refusals, the cache.
 #include "samplers/logistic_correction.hpp"
@@ -173,8 +173,8 @@ TEST(LogisticCorrection, IsSymmetric) {
   EXPECT_DOUBLE_EQ(c.convolved_cdf(0.0), 0.5);
 }
 
-// Var V_corr should be π²/3 − σ² (Var of a sum of independents; 002_673c6a5269ae2454.txt
-// Section 3.3). For the fit, Var(N + V) − π²/3 = ∫ x² (f_fit − f_L), so the allowed gap is
+// Var V_corr should be π²/3 − σ² (Var of a sum of independents; [Raisa2021] Section 3.3).
+// For the fit, Var(N + V) − π²/3 = ∫ x² (f_fit − f_L), so the allowed gap is
 // ∫ x² |f_fit − f_L| (computed here by quadrature). The closed form Σ w μ² + s² is checked
 // separately against ∫ v² f_V(v) dv.
 TEST(LogisticCorrection, VarianceIsLogisticMinusNoise) {

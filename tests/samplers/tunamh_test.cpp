@@ -108,8 +108,8 @@ Vec theta2(double a, double b) {
   return t;
 }
 
-// The test setting: 003's mixture with N = 2000 rows and T = 0.05, so N·T = 100 as in 003
-// (N = 50 000, temperature 500) and in the DP Barker setting (T = 100/N).
+// The test setting: [ZhangZhang2023]'s mixture with N = 2000 rows and T = 0.05, so N·T = 100 as in
+// [ZhangZhang2023] (N = 50 000, temperature 500) and in the DP Barker setting (T = 100/N).
 struct MixtureCase {
   GaussianMixtureModel model;
   Dataset data;
@@ -193,10 +193,10 @@ TEST(TunaMh, TargetsTheMixturePosterior) {
 
 // Batch sizes. Given (θ, θ′), B ~ Poisson(λ + C M) with M = ‖θ′ − θ‖ = s‖z‖ (isotropic random
 // walk), so E[B] = λ + C s E‖z‖ = λ + C s √(π/2) in d = 2 (the mean of a χ with 2 degrees of
-// freedom): the bound of 003 Section 3.1, E[B] = λ + C M, averaged over proposals. The proposals
-// are i.i.d., so batch_mean__ (= λ + C M) is an i.i.d. sequence with sd C s √(2 − π/2), except on
-// the rare proposals outside the prior's box, where no batch is drawn (they only lower it).
-// Checks: (1) mean batch_mean__ ≤ λ + C s √(π/2) + 5 SE and within 5 SE of it (the box
+// freedom): the bound of [ZhangZhang2023] Section 3.1, E[B] = λ + C M, averaged over proposals. The
+// proposals are i.i.d., so batch_mean__ (= λ + C M) is an i.i.d. sequence with sd C s √(2 − π/2),
+// except on the rare proposals outside the prior's box, where no batch is drawn (they only lower
+// it). Checks: (1) mean batch_mean__ ≤ λ + C s √(π/2) + 5 SE and within 5 SE of it (the box
 // rejections are < 0.1% here, below 1 SE); (2) mean B equals mean batch_mean__ within 5 SE of the
 // Poisson noise √(mean/n) (B given the mean is Poisson: a wrong variate fails this); (3) the
 // minibatch keeps at most what it draws.

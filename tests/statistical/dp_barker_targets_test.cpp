@@ -1,5 +1,5 @@
-// Statistical run of DP Barker (002_673c6a5269ae2454.txt Algorithm 3) on the tempered 2-d banana
-// preset with the thesis' batch b = 1300 and σ² = 2 (reference-configs.md), and its job setup.
+// Statistical run of DP Barker ([Raisa2021] Algorithm 3) on the tempered 2-d banana
+// preset with the thesis' batch b = 1300 and σ² = 2 (docs/references.md), and its job setup.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,7 +24,7 @@ namespace {
 constexpr double kMmdBound = 0.16;
 
 // The preset's posterior with n = 20000 rows and T = 1000/20000 (the posterior depends on the
-// data through T·n and T·Σx only, 002_673c6a5269ae2454.txt Theorem 5.2, as in
+// data through T·n and T·Σx only, [Raisa2021] Theorem 5.2, as in
 // preset_targets_test.cpp). DP Barker's release depends on n and T only through n0 = nT, b and the
 // clip √b/n0, so the proxy runs the full preset's chain in law, except for the finite-population
 // factor of the batch error: its variance is (1 − q)σ_b² with q = 0.065 here against 0.013 in the

@@ -1,4 +1,4 @@
-// Statistical runs of DP HMC (002_673c6a5269ae2454.txt Algorithm 4), criteria as in
+// Statistical runs of DP HMC ([Raisa2021] Algorithm 4), criteria as in
 // preset_targets_test.cpp and thesis_penalty_test.cpp:
 //   1. at a large ε the noise is small and DP HMC must reach the posterior: on the tempered 2-d
 //      banana preset its draws are within 2× the exact-vs-exact MMD of exact posterior draws;
@@ -84,7 +84,7 @@ ChainsOut run_dp_hmc(const Model& model, const Dataset& data, const DpHmcConfig&
 constexpr std::size_t kDraws = 1000;
 
 // The preset's posterior at 1/20 of the cost: n = 5000 rows with T = 1000/5000 (the posterior
-// depends on the data through T·n and T·Σx only; 002_673c6a5269ae2454.txt Theorem 5.2), as in
+// depends on the data through T·n and T·Σx only; [Raisa2021] Theorem 5.2), as in
 // preset_targets_test.cpp. The releases are T·Σ clip(·) + noise with σ = τ√n·2T·b: to give the
 // proxy the same noise as the full preset (n = 10⁵, T = 10⁻²) with parameters τ, the proxy uses
 // τ·√(10⁵)·10⁻²/(√5000·0.2) = 0.2236·τ. The rows are draws of the same model, so the clipped
@@ -104,7 +104,7 @@ TEST(DpHmcTargets, TemperedBananaAtLargeEpsilonReachesThePosterior) {
   const Mat exact_b = model.sample_posterior(data, kDraws, rb);
 
   // Full-preset parameters and their proxy equivalents. τ_l, τ_g, b_l, b_g are the thesis' for
-  // this preset (reference-configs.md); η = 0.004 with the Halton step and L = 100 are our
+  // this preset (docs/references.md); η = 0.004 with the Halton step and L = 100 are our
   // choice, as for HMC in preset_targets_test.cpp: the preset's η = 0.01, L = 10 is unstable in
   // part of the bulk, and pilot runs with L = 25 did not mix within the run (MMD 0.06 even with
   // clipping and noise switched off). Measured with these values: MMD 0.017 against the

@@ -51,7 +51,7 @@ Problem make_problem(const std::string& name, std::optional<std::size_t> n = std
 
 // The tempered 2-d banana preset on n = 5000 rows with T = n0/n = 1000/5000: its posterior
 // depends on the data only through T·n = 1000 (as in the preset) and T·Σx, so it has the
-// preset's shape at 1/20 of the cost per iteration (002_673c6a5269ae2454.txt Theorem 5.2).
+// preset's shape at 1/20 of the cost per iteration ([Raisa2021] Theorem 5.2).
 Problem tempered_banana_problem() {
   const Preset& p = find_preset("banana-tempered-2d");
   const auto preset_model = p.make_model();
@@ -130,7 +130,7 @@ TEST(PresetTargets, HmcTemperedBanana) {
   expect_close_to_exact(pr, run_from_exact(pr, factory, 4, 5, 20), "hmc_banana_tempered_2d");
 }
 
-// The same with the randomised Halton step size (000_24953f9f9db06b85.txt Section 3): η_i = h_i·η
+// The same with the randomised Halton step size ([RaisaKoskelaHonkela2021] Section 3): η_i = h_i·η
 // with h_i ∈ (0, 1), mean η/2, so twice the nominal η keeps the mean trajectory length; the
 // thinning doubles because the trajectory lengths now vary (pilot runs: the θ2 sd of the pooled
 // draws was 30% low with thinning 5 — four chains that had not yet spread over the banana).
@@ -169,8 +169,8 @@ TEST(PresetTargets, HmcGauss30d) {
   expect_close_to_exact(pr, run_from_exact(pr, factory, 2, 2, 20), "hmc_gauss_30d");
 }
 
-// Circle (no exact sampler): the posterior mean is the origin (002_673c6a5269ae2454.txt
-// Section 5.1). With n = 10⁴ rows, RWMH with proposal sd 0.2 (the thesis' DP penalty setting).
+// Circle (no exact sampler): the posterior mean is the origin ([Raisa2021] Section 5.1).
+// With n = 10⁴ rows, RWMH with proposal sd 0.2 (the thesis' DP penalty setting).
 // Tolerance: each coordinate of the pooled mean has sd ≈ √(Var/ESS); Var ≈ R²/2 ≈ 5 on a ring
 // of radius R = √E[r²] = √10. With the bulk ESS of each coordinate measured from the chains, the
 // distance of the mean from the origin is (about) Rayleigh with that scale, and 4.3 scales is

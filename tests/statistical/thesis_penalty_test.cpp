@@ -1,5 +1,5 @@
 // Statistical run of the default suite (≈ 4 s): the thesis' own DP penalty
-// experiment setting (002_673c6a5269ae2454.txt Table 5.1 and Section 6.3; reference-configs.md)
+// experiment setting ([Raisa2021] Table 5.1 and Section 6.3; docs/references.md)
 // on the full-size flat 2-d banana (n = 10⁵, δ = 0.1/n, ε = 6, published τ, proposal sd and clip
 // for the plain and the OCU+GWMH variants, 4 chains sharing the budget). The budget allows only
 // ≈ 1400 iterations in total, so the chains cannot converge fully (the thesis' Figure 6.3 shows
