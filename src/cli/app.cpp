@@ -8,6 +8,7 @@
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
 #include "core/error.hpp"
+#include "core/version.hpp"
 
 namespace dpmcmc::cli {
 
@@ -16,7 +17,7 @@ int run(int argc, char** argv) {
       "dpmcmc: Bayesian inference (MCMC) on sensitive data under differential privacy.\n"
       "Run `dpmcmc COMMAND --help` for the options of a command."};
   app.require_subcommand(1, 1);
-  app.set_version_flag("--version", "dpmcmc 0.1.0");
+  app.set_version_flag("--version", std::string("dpmcmc ") + kVersion);
   add_models_command(app);
   add_samplers_command(app);
   add_simulate_command(app);

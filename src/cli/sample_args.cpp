@@ -69,7 +69,7 @@ SampleSpec to_spec(const SampleArgs& a) {
   spec.run.threads = a.threads;
   spec.run.samples = a.iter.value_or(preset.iter.value_or(1000));
   spec.run.warmup = a.warmup.value_or(preset.warmup.value_or(1000));
-  spec.draws_given = a.iter.has_value() || a.warmup.has_value();
+  spec.extend_until_converged = !a.iter && !a.warmup;
   spec.run.thin = a.thin;
   spec.run.save_warmup = a.save_warmup;
   spec.run.adapt = a.adapt;
@@ -257,7 +257,8 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
   cmd.add_option("--iter", a.iter,
                  "Post-warmup iterations per chain (non-private samplers; default 1000, or what "
                  "the preset recommends for the sampler: `dpmcmc models PRESET`; dp-nss without "
-                 "--iter and --warmup runs 1000, then 4000 and 16000 while its chains disagree)");
+                 "--iter and --warmup runs 1000, then 4000 and 16000 after 2000 and 4000 warmup, "
+                 "while its chains disagree)");
   cmd.add_option("--warmup", a.warmup,
                  "Warmup (burn-in) iterations per chain (non-private samplers; default 1000, or "
                  "the preset's recommendation)");

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/version.hpp"
 #include "data/atomic_file.hpp"
 #include "data/dataset_hash.hpp"
 #include "run/curator_files.hpp"
@@ -18,7 +19,6 @@ namespace {
 // 2: the warmup adapter saves its window's moves (issue 25); a checkpoint of 1 would resume with
 // another adaptation than the one it started with.
 constexpr const char* kFormat = "dpmcmc run checkpoint 2";
-constexpr const char* kVersion = "dpmcmc 0.1.0";
 
 json read_run_file(const std::filesystem::path& dir) {
   const auto path = dir / "run.json";
@@ -65,7 +65,7 @@ json run_identity(const std::string& preset, const std::string& sampler, const j
                   const json& calibration) {
   json plans = json::array();
   for (const auto& p : run.per_chain) plans.push_back({p.warmup, p.samples});
-  return {{"version", kVersion},
+  return {{"version", fmt::format("dpmcmc {}", kVersion)},
           {"calibration", calibration},
           {"model", preset},
           {"sampler", sampler},

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/version.hpp"
 #include "data/csv_loader.hpp"
 #include "data/directory_lock.hpp"
 #include "data/npy_reader.hpp"
@@ -305,7 +306,7 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
   out.curator_summary = summary_of(out.summary, columns.curator, true);
   out.summary = summary_of(out.summary, columns.curator, false);
   out.report = {
-      {"dpmcmc_version", "0.1.0"},
+      {"dpmcmc_version", kVersion},
       {"status", out.run.complete() ? "completed" : "interrupted"},
       {"command_line", spec.command_line},
       {"model",

@@ -55,9 +55,9 @@ struct SampleSpec {
   // models/reference_cache.hpp); null: the model's own.
   std::shared_ptr<ReferenceCache> reference_cache;
   bool init_given = false;  // run.init set by the user; else the preset's Section 5.2 rule
-  // --iter or --warmup given: dp-nss's chains then run exactly that long
-  // (run/release_once_job.hpp), else until they agree.
-  bool draws_given = false;
+  // dp-nss (run/release_once_job.hpp): run the chains again, longer, while their draws warn
+  // R-hat or ESS (the CLI: neither --iter nor --warmup given); false: exactly run's length.
+  bool extend_until_converged = false;
   std::filesystem::path out_dir = "out";
   // false: no chain CSVs, only report.json (the diagnostics and metrics use the draws in memory,
   // so they are the same either way). An experiment's long stochastic-gradient cells would

@@ -80,10 +80,10 @@ std::vector<SamplerAdvice> advise_samplers(const GlmSpec& glm, bool intercept,
           "trusted");
     if (family == GlmFamily::poisson)
       nss.reasons.push_back(
-          "poisson: from 50 000 rows (or where epsilon * sqrt(n) >= 300) pilot releases "
-          "re-centre the likelihood's expansion; "
-          "below, its one release models the covariates as Gaussian, and strong effects of far "
-          "from Gaussian covariates come out shrunk at large epsilon (user guide)");
+          "poisson: from 50 000 rows, or where epsilon * sqrt(n) >= 300, pilot releases "
+          "re-centre the likelihood's expansion; otherwise its one release models the "
+          "covariates as Gaussian, and strong effects of far from Gaussian covariates come out "
+          "shrunk (user guide)");
     if (n && budget) nss.expected_sd_ratio = nss_sd_ratios(glm, *n, *budget, nss.reasons);
     out.push_back(std::move(nss));
   }

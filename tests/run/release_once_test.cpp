@@ -18,7 +18,9 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "../data/temp_dir.hpp"
 #include "core/error.hpp"
@@ -88,7 +90,6 @@ SampleSpec nss_spec(const testing::TempDir& dir, const std::string& family, doub
   spec.seed_given = true;
   spec.run.warmup = 500;
   spec.run.samples = 1000;
-  spec.draws_given = true;  // as --iter: the chains run exactly this long
   spec.run.progress = ProgressMode::never;
   spec.write_draws = false;
   spec.out_dir = dir / ("out-" + family + "-" + std::to_string(epsilon));
@@ -306,7 +307,8 @@ TEST(ReleaseOnce, ChainsRunUntilTheyAgreeUnlessTheirLengthIsGiven) {
   auto spec = nss_spec(dir, "linear", 2.0);
   spec.run.samples = 100;
   spec.run.warmup = 100;
-  spec.draws_given = false;
+  spec.extend_until_converged = true;  // as the CLI without --iter and --warmup
+  spec.write_draws = true;
   const auto extended = run_sample_job(spec);
   ASSERT_TRUE(extended.report["sampler"].contains("earlier_passes")) << extended.report.dump();
   const auto& passes = extended.report["sampler"]["earlier_passes"];
@@ -322,12 +324,21 @@ TEST(ReleaseOnce, ChainsRunUntilTheyAgreeUnlessTheirLengthIsGiven) {
   ASSERT_EQ(extended.run.chains.front().draws.rows(), static_cast<Eigen::Index>(samples));
   for (const auto& w : extended.warnings)
     EXPECT_FALSE(w.check == "rhat" || w.check.starts_with("ess_")) << w.problem;
+  // On disk: the last pass's chain files and report, moved out of the staging directory.
+  EXPECT_FALSE(std::filesystem::exists(spec.out_dir / ".longer"));
+  const auto on_disk = nlohmann::json::parse(std::ifstream(spec.out_dir / "report.json"));
+  EXPECT_EQ(on_disk["sampler"]["earlier_passes"], passes);
+  EXPECT_EQ(on_disk["chains"][0]["file"], (spec.out_dir / "chain-1.csv").string());
+  std::ifstream csv(spec.out_dir / "chain-1.csv");
+  std::size_t rows = 0;
+  for (std::string line; std::getline(csv, line);) rows += !line.empty() && line[0] != '#' ? 1 : 0;
+  EXPECT_EQ(rows, samples + 1);  // the header and the kept draws
 
   auto given = spec;
   given.out_dir = dir / "given";
   given.run.samples = samples;
   given.run.warmup = warmup;
-  given.draws_given = true;
+  given.extend_until_converged = false;
   const auto direct = run_sample_job(given);
   EXPECT_FALSE(direct.report["sampler"].contains("earlier_passes"));
   for (std::size_t c = 0; c < direct.run.chains.size(); ++c)
@@ -335,7 +346,7 @@ TEST(ReleaseOnce, ChainsRunUntilTheyAgreeUnlessTheirLengthIsGiven) {
 
   auto short_given = spec;
   short_given.out_dir = dir / "short";
-  short_given.draws_given = true;
+  short_given.extend_until_converged = false;
   const auto short_run = run_sample_job(short_given);
   EXPECT_FALSE(short_run.report["sampler"].contains("earlier_passes"));
   EXPECT_EQ(short_run.run.chains.front().draws.rows(), 100);
