@@ -36,6 +36,17 @@ void undo_refused_run(const SampleSpec& spec, const NoiseKey& key, const NewOutp
   dirs.remove_if_empty();
 }
 
+LedgerEntry reserve_budget(const SampleSpec& spec, const PrivateRunPlan& plan,
+                           const std::optional<std::filesystem::path>& checkpoints,
+                           const NoiseKey& key, const NewOutputDirs& dirs) {
+  try {
+    return LedgerEntry::open(spec, plan, checkpoints);
+  } catch (const BudgetRefusal&) {
+    undo_refused_run(spec, key, dirs);
+    throw;
+  }
+}
+
 PrivateJob prepare_private_job(const SampleSpec& spec, const SamplerDescriptor& entry,
                                const Preset& preset, const Model& model, const Dataset& data,
                                const json& params, RunConfig& run,

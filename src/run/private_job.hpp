@@ -16,6 +16,7 @@
 #include "data/dataset.hpp"
 #include "models/presets.hpp"
 #include "privacy/event_log.hpp"
+#include "run/ledger_entry.hpp"
 #include "run/private_plan.hpp"
 #include "run/private_samplers.hpp"
 #include "run/run_config.hpp"
@@ -49,6 +50,12 @@ NoiseKey job_noise_key(const SampleSpec& spec);
 // the noise key file it created (nothing was released under that key) and, when empty, the output
 // directories it created.
 void undo_refused_run(const SampleSpec& spec, const NoiseKey& key, const NewOutputDirs& dirs);
+
+// The run's entry in the budget ledger (LedgerEntry::open): its releases reserved before the
+// first one. A refusal (BudgetRefusal, rethrown) undoes the run first (undo_refused_run).
+LedgerEntry reserve_budget(const SampleSpec& spec, const PrivateRunPlan& plan,
+                           const std::optional<std::filesystem::path>& checkpoints,
+                           const NoiseKey& key, const NewOutputDirs& dirs);
 
 // Checks --epsilon, --delta and --warmup-fraction (UsageError naming the option), builds the
 // sampler's setup, plans, sets run.per_chain (warmup, samples) from the plan and reads the noise

@@ -561,14 +561,7 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   // Counted on the private rows without noise: the curator's, written before anything else.
   const auto curator = curator_dir(spec.out_dir);
   prepare_curator_dir(curator);
-  LedgerEntry ledger = [&] {
-    try {
-      return LedgerEntry::open(spec, plan, std::nullopt);
-    } catch (const BudgetRefusal&) {
-      undo_refused_run(spec, key, new_dirs);
-      throw;
-    }
-  }();
+  LedgerEntry ledger = reserve_budget(spec, plan, std::nullopt, key, new_dirs);
   json curator_report = {
       {"run_report", (spec.out_dir / "report.json").string()},
       {"noise_key_file", spec.noise_key_file ? json(spec.noise_key_file->string()) : json(nullptr)},

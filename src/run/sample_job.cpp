@@ -265,47 +265,83 @@ struct JobView {
   const GlmSpec* glm;  // a user regression's, else null
 };
 
-// The summary and accuracy of the kept draws, and the reports: report.json under --out (what may
-// be published) and, for a private run, the curator's report.json.
-void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
-  const SampleSpec& spec = job.spec;
-  const RunConfig& run = job.run;
-  const auto& files = job.files;
-  const auto& columns = job.columns;
-  const auto& curator = job.curator;
-  const PrivateJob* priv = job.priv;
-  const bool private_run = priv != nullptr;
-  // Diagnostics over the kept draws of every chain that kept any.
-  Stopwatch clock;
-  std::vector<std::string> labels;
-  for (std::size_t c = 0; c < files.size(); ++c) {
-    labels.push_back(
-        spec.write_draws
-            ? files[c].string()
-            : fmt::format("chain {}", static_cast<std::size_t>(run.first_chain) + c + 1));
-  }
-  KeptDraws kept = kept_draws(out.run, labels);
-  out.summary = std::move(kept.summary);
-  timings.add("diagnostics", clock.seconds());
-  clock.restart();
-  const json accuracy = sample_accuracy(spec, job.preset, job.model, job.data.data, kept.pooled,
-                                        job.data_seed, run.seed, out);
-  timings.add("accuracy", clock.seconds());
-  clock.restart();
-  // Non-private baselines release nothing under a privacy guarantee: the report says so rather
-  // than leaving the field out.
-  const json privacy = priv ? owners_privacy_report(*priv, spec.plan_memo.get())
-                            : json{{"private", false},
-                                   {"note", "non-private sampler: no (epsilon, delta) guarantee"}};
-  timings.add("accounting", clock.seconds());
+// The sampler's hyperparameters: the preset's, overridden by the user's; on a user model a
+// private sampler's default noise follows its budget (run/noise_from_budget.hpp: then
+// `follows_budget`), while the presets keep the papers' settings.
+struct JobParams {
+  json params;
+  bool follows_budget = false;
+};
+JobParams job_params(const SampleSpec& spec, const Preset& preset, const Model& model,
+                     const Dataset& data, bool user_model, const SamplerDescriptor* private_entry) {
+  JobParams out{sampler_params(preset, spec.sampler, spec.overrides)};
+  if (!user_model || !private_entry || !spec.epsilon) return out;
+  const Budget budget{*spec.epsilon,
+                      spec.delta.value_or(default_delta(preset, data.rows(), false))};
+  check_epsilon_option(budget.epsilon, "--epsilon");
+  check_delta_option(budget.delta, "--delta");
+  const json given = out.params;
+  out.params =
+      noise_from_budget(*private_entry, spec.sampler, std::move(out.params), spec.overrides, model,
+                        data.rows(), budget, spec.run.chains, kBudgetTargetIterations);
+  out.follows_budget = out.params != given;
+  return out;
+}
 
-  ChainEntries chains = chain_entries(spec, out.run, files);
-  out.accuracy = accuracy;
-  // A private run's summary is published for its published columns only; the curator's columns
-  // (clip fractions, batch sizes) are summarised in the curator's report.
-  out.curator_summary = summary_of(out.summary, columns.curator, true);
-  out.summary = summary_of(out.summary, columns.curator, false);
-  out.report = {
+// A checkpointed run's identity (run/job_checkpoint.hpp), checked against the saved one when it
+// resumes, with run.checkpoint set to save in DIR's checkpoint directory; null without
+// --checkpoint-every. UsageError for a private run without a key that outlives the process.
+json checkpoint_identity(const SampleSpec& spec, const Preset& preset, const json& params,
+                         const Dataset& data, const PrivateJob* priv, RunConfig& run) {
+  if (!spec.checkpoint) return nullptr;
+  if (priv && !spec.noise_key && !spec.noise_key_file) {
+    throw UsageError(
+        "--checkpoint-every: a private run can be resumed only with its noise key; give "
+        "--noise-key-file");
+  }
+  prepare_curator_dir(curator_dir(spec.out_dir));
+  const auto checkpoints = checkpoint_dir(spec.out_dir);
+  run.checkpoint = *spec.checkpoint;
+  run.checkpoint->dir = checkpoints;
+  const json calibration = priv ? events_to_json(priv->setup.per_iteration) : json(nullptr);
+  json identity = run_identity(preset.name, spec.sampler, params, run, data,
+                               priv ? &priv->noise_key : nullptr, calibration);
+  if (spec.checkpoint->resume) check_resumable_run(checkpoints, identity);
+  return identity;
+}
+
+// The chains, with the budget's reservation (if any) settled to what was released: to the
+// recorded spend once they end, and after a failure (an output that cannot be written, …), which
+// this process survives knowing exactly what was released.
+void run_and_settle(const SampleSpec& spec, const KernelFactory& factory,
+                    const std::vector<std::string>& names, const RunConfig& run,
+                    const RunCallbacks& callbacks, const json& identity, const PrivateJob* priv,
+                    LedgerEntry* ledger, SampleOutcome& out) {
+  const auto checkpoints = checkpoint_dir(spec.out_dir);
+  try {
+    if (spec.checkpoint && !spec.checkpoint->resume) {
+      clear_checkpoint_dir(checkpoints);
+      if (ledger) ledger->save_reservation(checkpoints);
+      start_checkpointed_run(checkpoints, identity, spec.resume_info);
+    }
+    out.run = run_chains(factory, names, run, callbacks);
+  } catch (...) {
+    if (ledger) ledger->settle(false, false, priv->per_owner().front());
+    throw;
+  }
+  // The spend of the run as owner 1 sees it (the only owner unless the data are shared).
+  if (priv) out.recorded = priv->per_owner().front();
+  if (ledger) {
+    ledger->settle(out.run.complete(), spec.checkpoint.has_value(), out.recorded);
+    out.ledger = ledger->json();
+  }
+}
+
+// report.json's sections but the warnings and what only one side of the boundary gets.
+json published_report(const JobView& job, const SampleOutcome& out, const json& chains,
+                      const json& privacy, const Mat& pooled) {
+  const SampleSpec& spec = job.spec;
+  json report = {
       {"dpmcmc_version", kVersion},
       {"status", out.run.complete() ? "completed" : "interrupted"},
       {"command_line", spec.command_line},
@@ -317,41 +353,53 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
         {"columns",
          job.data.column_names.empty() ? job.data.data.columns : job.data.column_names}}},
       {"sampler", {{"name", spec.sampler}, {"params", job.params}}},
-      {"run",
-       run_section(spec, run, out.run.threads, priv ? &priv->noise_key : nullptr, job.data_seed)},
+      {"run", run_section(spec, job.run, out.run.threads, job.priv ? &job.priv->noise_key : nullptr,
+                          job.data_seed)},
       {"privacy", privacy},
-      {"chains", chains.chains},
+      {"chains", chains},
       {"summary", out.summary.parameters.empty() ? json(nullptr) : summary_json(out.summary)}};
-  if (!job.preset.details.is_null()) out.report["model"]["details"] = job.preset.details;
+  if (!job.preset.details.is_null()) report["model"]["details"] = job.preset.details;
   // A user regression's coefficients per unit of its features too (models/original_units.hpp):
   // functions of the published draws.
-  if (job.preset.details.contains("original_units") && out.report["summary"].is_object())
-    out.report["summary"]["original_units"] = original_units_summary(
-        OriginalUnits::from_json(job.preset.details["original_units"]), kept.pooled);
-  if (!spec.sampler_choice.is_null()) out.report["sampler"]["auto"] = spec.sampler_choice;
-  // θ's diagnostics and the acceptance rates are functions of the published draws and accept
-  // decisions: the warnings are published too.
+  if (job.preset.details.contains("original_units") && report["summary"].is_object())
+    report["summary"]["original_units"] = original_units_summary(
+        OriginalUnits::from_json(job.preset.details["original_units"]), pooled);
+  if (!spec.sampler_choice.is_null()) report["sampler"]["auto"] = spec.sampler_choice;
+  return report;
+}
+
+// What the budget bought and what more of it would buy (public: the plan is a function of ε, δ,
+// n and the hyperparameters), as the advice of a private run too short for its posterior; empty
+// for a non-private run.
+std::string budget_advice(const JobView& job) {
+  if (!job.priv || !job.spec.epsilon || job.run.per_chain.empty()) return {};
+  const ChainPlan& plan = job.run.per_chain.front();
+  const std::string bought =
+      fmt::format("epsilon = {:g} allows {} iterations per chain ({} warmup)", *job.spec.epsilon,
+                  plan.warmup + plan.samples, plan.warmup);
+  return job.noise_follows_budget
+             ? fmt::format(
+                   "{}, with the noise scaled so that any budget buys about {}: a larger "
+                   "--epsilon buys less noise per iteration, not more iterations, and "
+                   "--iter does not apply",
+                   bought, kBudgetTargetIterations)
+             : fmt::format(
+                   "{}, too few for this posterior: a larger --epsilon buys more "
+                   "iterations, as do more rows (--iter does not apply)",
+                   bought);
+}
+
+// The run's warnings: what is known to go wrong before the draws show it first
+// (run/known_limits.hpp; its reach goes to report.json), then the diagnostics of the published
+// draws, with advice that is true for the sampler. θ's diagnostics and the acceptance rates are
+// functions of the published draws and accept decisions: the warnings are published too.
+std::vector<ConvergenceWarning> job_warnings(const JobView& job, const SampleOutcome& out,
+                                             json& report) {
+  const SampleSpec& spec = job.spec;
+  const bool private_run = job.priv != nullptr;
   std::vector<double> rates;
   for (const auto& ch : out.run.chains) rates.push_back(ch.acceptance_rate());
-  // What the budget bought and what more of it would buy (public: the plan is a function of ε,
-  // δ, n and the hyperparameters), as the advice of a run too short for its posterior.
-  std::string budget;
-  if (private_run && spec.epsilon && !run.per_chain.empty()) {
-    const ChainPlan& plan = run.per_chain.front();
-    const std::string bought =
-        fmt::format("epsilon = {:g} allows {} iterations per chain ({} warmup)", *spec.epsilon,
-                    plan.warmup + plan.samples, plan.warmup);
-    budget = job.noise_follows_budget
-                 ? fmt::format(
-                       "{}, with the noise scaled so that any budget buys about {}: a larger "
-                       "--epsilon buys less noise per iteration, not more iterations, and "
-                       "--iter does not apply",
-                       bought, kBudgetTargetIterations)
-                 : fmt::format(
-                       "{}, too few for this posterior: a larger --epsilon buys more "
-                       "iterations, as do more rows (--iter does not apply)",
-                       bought);
-  }
+  const std::string budget = budget_advice(job);
   // The shortest warmup a chain adapted over and finished (a chain stopped during warmup says
   // so in its status, not here).
   std::optional<std::size_t> adapted_warmup;
@@ -359,9 +407,9 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
     if (!ch.tuning || ch.status != ChainStatus::completed) continue;
     adapted_warmup = std::min(adapted_warmup.value_or(ch.warmup_done), ch.warmup_done);
   }
-  out.warnings = convergence_warnings(out.summary, job.model.param_names(), rates,
-                                      find_sampler(spec.sampler)->acceptance, private_run, budget,
-                                      adapted_warmup);
+  std::vector<ConvergenceWarning> warnings = convergence_warnings(
+      out.summary, job.model.param_names(), rates, find_sampler(spec.sampler)->acceptance,
+      private_run, budget, adapted_warmup);
   // Too few kept draws for R-hat and ESS (kept_draws summarises from 4 per chain): nothing was
   // checked, and a run that exits 0 with an empty summary must say so. The count is the plan's,
   // public for a private run.
@@ -369,7 +417,7 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
     std::size_t kept = 0;
     for (const auto& ch : out.run.chains)
       kept = std::max(kept, static_cast<std::size_t>(ch.draws.rows()));
-    out.warnings.push_back(
+    warnings.push_back(
         {"draws", "sampler", static_cast<double>(kept), 4.0,
          fmt::format(
              "{} kept draw{} per chain, too few to summarise or to check convergence (R-hat "
@@ -380,7 +428,7 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
   // Where more iterations are asked for, a private regression that dp-nss fits is told that it
   // need not buy them (user guide, "Release once, sample forever").
   if (private_run && job.release_once_fits) {
-    for (auto& w : out.warnings) {
+    for (auto& w : warnings) {
       if (w.check == "rhat" || w.check.starts_with("ess_") || w.check == "draws")
         w.advice += fmt::format(
             "; or --sampler {}, which spends the budget on one release of the sufficient "
@@ -388,37 +436,82 @@ void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
             kReleaseOnceSampler);
     }
   }
-  // What is known to go wrong before the draws show it (run/known_limits.hpp), said first.
-  if (private_run && job.glm && !run.per_chain.empty()) {
-    const ChainPlan& plan = run.per_chain.front();
+  if (private_run && job.glm && !job.run.per_chain.empty()) {
+    const ChainPlan& plan = job.run.per_chain.front();
     KnownLimits known =
         known_limits({spec.sampler, *job.glm, job.params, job.data.data.rows(),
-                      plan.warmup + plan.samples, run.chains, job.release_once_fits});
-    if (known.reach) out.report["reach"] = reach_json(*known.reach);
-    out.warnings.insert(out.warnings.begin(), known.warnings.begin(), known.warnings.end());
+                      plan.warmup + plan.samples, job.run.chains, job.release_once_fits});
+    if (known.reach) report["reach"] = reach_json(*known.reach);
+    warnings.insert(warnings.begin(), known.warnings.begin(), known.warnings.end());
   }
-  if (spec.amend_warnings) spec.amend_warnings(out.summary, out.warnings);
+  if (spec.amend_warnings) spec.amend_warnings(out.summary, warnings);
+  return warnings;
+}
+
+// What a private run's curator alone gets (docs/architecture.md, the boundary): accuracy against
+// the exact posterior, timings and clip statistics, computed from the private rows without
+// noise; report.json points there.
+void write_curator_report(const JobView& job, const Timings& timings, const ChainEntries& chains,
+                          const json& accuracy, SampleOutcome& out) {
+  const SampleSpec& spec = job.spec;
+  out.report["curator"] = {{"directory", job.curator.string()},
+                           {"note",
+                            "accuracy, timings and clip statistics are in the curator "
+                            "directory: computed from the private data without noise"}};
+  out.curator = {
+      {"run_report", (spec.out_dir / "report.json").string()},
+      {"noise_key_file", spec.noise_key_file ? json(spec.noise_key_file->string()) : json(nullptr)},
+      {"chains", chains.times},
+      {"columns",
+       out.curator_summary.parameters.empty() ? json(nullptr) : summary_json(out.curator_summary)},
+      {"accuracy", accuracy},
+      {"timings", timings.to_json()}};
+  if (!job.data.preparation.is_null()) out.curator["data_preparation"] = job.data.preparation;
+  if (!out.ledger.is_null()) out.curator["budget_across_runs"] = out.ledger;
+  out.curator_file = job.curator / "report.json";
+  write_curator_json(out.curator, out.curator_file);
+}
+
+// The summary and accuracy of the kept draws, and the reports: report.json under --out (what may
+// be published) and, for a private run, the curator's report.json.
+void report_job(const JobView& job, Timings& timings, SampleOutcome& out) {
+  const SampleSpec& spec = job.spec;
+  // Diagnostics over the kept draws of every chain that kept any.
+  Stopwatch clock;
+  std::vector<std::string> labels;
+  for (std::size_t c = 0; c < job.files.size(); ++c) {
+    labels.push_back(
+        spec.write_draws
+            ? job.files[c].string()
+            : fmt::format("chain {}", static_cast<std::size_t>(job.run.first_chain) + c + 1));
+  }
+  KeptDraws kept = kept_draws(out.run, labels);
+  out.summary = std::move(kept.summary);
+  timings.add("diagnostics", clock.seconds());
+  clock.restart();
+  const json accuracy = sample_accuracy(spec, job.preset, job.model, job.data.data, kept.pooled,
+                                        job.data_seed, job.run.seed, out);
+  timings.add("accuracy", clock.seconds());
+  clock.restart();
+  // Non-private baselines release nothing under a privacy guarantee: the report says so rather
+  // than leaving the field out.
+  const json privacy = job.priv
+                           ? owners_privacy_report(*job.priv, spec.plan_memo.get())
+                           : json{{"private", false},
+                                  {"note", "non-private sampler: no (epsilon, delta) guarantee"}};
+  timings.add("accounting", clock.seconds());
+
+  ChainEntries chains = chain_entries(spec, out.run, job.files);
+  out.accuracy = accuracy;
+  // A private run's summary is published for its published columns only; the curator's columns
+  // (clip fractions, batch sizes) are summarised in the curator's report.
+  out.curator_summary = summary_of(out.summary, job.columns.curator, true);
+  out.summary = summary_of(out.summary, job.columns.curator, false);
+  out.report = published_report(job, out, chains.chains, privacy, kept.pooled);
+  out.warnings = job_warnings(job, out, out.report);
   out.report["warnings"] = warnings_json(out.warnings);
-  if (private_run) {
-    // The boundary (docs/architecture.md): accuracy against the exact posterior, timings and
-    // clip statistics are computed from the private rows without noise.
-    out.report["curator"] = {{"directory", curator.string()},
-                             {"note",
-                              "accuracy, timings and clip statistics are in the curator "
-                              "directory: computed from the private data without noise"}};
-    out.curator = {
-        {"run_report", (spec.out_dir / "report.json").string()},
-        {"noise_key_file",
-         spec.noise_key_file ? json(spec.noise_key_file->string()) : json(nullptr)},
-        {"chains", chains.times},
-        {"columns", out.curator_summary.parameters.empty() ? json(nullptr)
-                                                           : summary_json(out.curator_summary)},
-        {"accuracy", accuracy},
-        {"timings", timings.to_json()}};
-    if (!job.data.preparation.is_null()) out.curator["data_preparation"] = job.data.preparation;
-    if (!out.ledger.is_null()) out.curator["budget_across_runs"] = out.ledger;
-    out.curator_file = curator / "report.json";
-    write_curator_json(out.curator, out.curator_file);
+  if (job.priv) {
+    write_curator_report(job, timings, chains, accuracy, out);
   } else {
     if (spec.publish_timings) {
       for (std::size_t c = 0; c < chains.chains.size(); ++c)
@@ -474,26 +567,13 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   model->share_reference_cache(spec.reference_cache);
   const std::uint64_t data_seed = spec.data_seed.value_or(spec.run.seed);
   const JobData data = job_data(spec, preset, *model, data_seed, user ? &*user : nullptr);
-  json params = sampler_params(preset, spec.sampler, spec.overrides);
-  // A user model's default noise follows its budget (run/noise_from_budget.hpp); the presets keep
-  // the papers' settings.
   const SamplerDescriptor* private_entry = find_private_sampler(spec.sampler);
   // Every phase is timed (curator-only for a private run: the times depend on the data), so the
   // cost outside sampling is visible (docs/benchmarks.md, "Whole process against sampling").
   Timings timings;
   timings.add("data", phase.seconds());
-  bool noise_follows_budget = false;
-  if (user && private_entry && spec.epsilon) {
-    const Budget budget{*spec.epsilon,
-                        spec.delta.value_or(default_delta(preset, data.data.rows(), false))};
-    check_epsilon_option(budget.epsilon, "--epsilon");
-    check_delta_option(budget.delta, "--delta");
-    const json given = params;
-    params =
-        noise_from_budget(*private_entry, spec.sampler, std::move(params), spec.overrides, *model,
-                          data.data.rows(), budget, spec.run.chains, kBudgetTargetIterations);
-    noise_follows_budget = params != given;
-  }
+  const auto [params, noise_follows_budget] =
+      job_params(spec, preset, *model, data.data, user.has_value(), private_entry);
 
   phase.restart();
   RunConfig run = spec.run;
@@ -542,33 +622,14 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
                        : RunCallbacks{};
 
   const auto checkpoints = checkpoint_dir(spec.out_dir);
-  json identity;
-  if (spec.checkpoint) {
-    if (private_run && !spec.noise_key && !spec.noise_key_file) {
-      throw UsageError(
-          "--checkpoint-every: a private run can be resumed only with its noise key; give "
-          "--noise-key-file");
-    }
-    prepare_curator_dir(curator);
-    run.checkpoint = *spec.checkpoint;
-    run.checkpoint->dir = checkpoints;
-    const json calibration = priv ? events_to_json(priv->setup.per_iteration) : json(nullptr);
-    identity = run_identity(preset.name, spec.sampler, params, run, data.data,
-                            priv ? &priv->noise_key : nullptr, calibration);
-    if (spec.checkpoint->resume) check_resumable_run(checkpoints, identity);
-    out.checkpoint_dir = checkpoints;
-  }
+  const json identity =
+      checkpoint_identity(spec, preset, params, data.data, priv ? &*priv : nullptr, run);
+  if (spec.checkpoint) out.checkpoint_dir = checkpoints;
 
   // The budget across runs: reserved (or refused) before the first release, settled after.
   std::optional<LedgerEntry> ledger;
-  if (private_run) {
-    try {
-      ledger = LedgerEntry::open(spec, priv->plan, out.checkpoint_dir);
-    } catch (const BudgetRefusal&) {
-      undo_refused_run(spec, priv->noise_key, new_dirs);
-      throw;
-    }
-  }
+  if (private_run)
+    ledger.emplace(reserve_budget(spec, priv->plan, out.checkpoint_dir, priv->noise_key, new_dirs));
   // Every refusal is behind us: only now does the run replace what an earlier one left under the
   // same --out (an earlier run's checkpoint must never be resumed over this one; its extra chain
   // files would be read with these as one run).
@@ -578,25 +639,8 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
     if (private_run) remove_other_chain_files(curator, files);
   }
   Stopwatch clock;
-  try {
-    if (spec.checkpoint && !spec.checkpoint->resume) {
-      clear_checkpoint_dir(checkpoints);
-      if (ledger) ledger->save_reservation(checkpoints);
-      start_checkpointed_run(checkpoints, identity, spec.resume_info);
-    }
-    out.run = run_chains(factory, model->param_names(), run, callbacks);
-  } catch (...) {
-    // A failure after the reservation (an output that cannot be written, …): this process is
-    // alive and knows exactly what was released, so the reservation settles to that.
-    if (ledger) ledger->settle(false, false, priv->per_owner().front());
-    throw;
-  }
-  // The spend of the run as owner 1 sees it (the only owner unless the data are shared).
-  if (private_run) out.recorded = priv->per_owner().front();
-  if (ledger) {
-    ledger->settle(out.run.complete(), spec.checkpoint.has_value(), out.recorded);
-    out.ledger = ledger->json();
-  }
+  run_and_settle(spec, factory, model->param_names(), run, callbacks, identity,
+                 priv ? &*priv : nullptr, ledger ? &*ledger : nullptr, out);
   if (spec.write_draws) out.draw_files = files;
   timings.add("sampling", clock.seconds());
   if (!out.run.complete() && !spec.diagnose_incomplete) return out;
