@@ -1,5 +1,5 @@
-// Checkpoints of a run (issue #24; docs/user-guide.md, "Stopping and resuming a run"). Every chain
-// saves, between two transitions, everything its continuation depends on: θ, its algorithm
+// Checkpoints of a run (issue #24; docs/user-guide.md, "Resuming a stopped or killed run"). Every
+// chain saves, between two transitions, everything its continuation depends on: θ, its algorithm
 // stream, the kernel's state (Kernel::save_state — for a private kernel its data owner's noise
 // stream position, allowance left and event log), its counters and its kept rows. A resumed chain
 // restores that state and goes on exactly as the uninterrupted chain would have: same draws, same

@@ -322,6 +322,22 @@ UserModel release_once_model(const SampleSpec& spec) {
                         kReleaseOnceSampler, spec.user_model->family));
 }
 
+// The budget: --epsilon and --delta (default 0.1/n, the papers' rule), checked.
+Budget release_budget(const SampleSpec& spec, std::size_t n) {
+  const Budget budget{*spec.epsilon, spec.delta.value_or(0.1 / static_cast<double>(n))};
+  check_epsilon_option(budget.epsilon, "--epsilon");
+  check_delta_option(budget.delta, "--delta");
+  return budget;
+}
+
+// The curator's report (counted on the private rows without noise), before the release.
+json release_curator_report(const SampleSpec& spec, const UserModel& user) {
+  return {
+      {"run_report", (spec.out_dir / "report.json").string()},
+      {"noise_key_file", spec.noise_key_file ? json(spec.noise_key_file->string()) : json(nullptr)},
+      {"data_preparation", user.design->report.to_json()}};
+}
+
 // The releases of a run: the pilots, then the final one, each pilot's estimate (post-processing
 // of its release) the next expansion's centre. Every statistic released stays alive, since
 // PrivateData caches a statistic's sum by address.
@@ -543,9 +559,7 @@ ReleaseOncePlan plan_release_once(const GlmSpec& glm, std::size_t n, const Budge
 SampleOutcome run_release_once_job(const SampleSpec& spec) {
   const UserModel user = release_once_model(spec);
   const Dataset& rows = user.design->data;
-  const Budget budget{*spec.epsilon, spec.delta.value_or(0.1 / static_cast<double>(rows.rows()))};
-  check_epsilon_option(budget.epsilon, "--epsilon");
-  check_delta_option(budget.delta, "--delta");
+  const Budget budget = release_budget(spec, rows.rows());
   const std::shared_ptr<const GlmModel> glm = make_glm_model(user.glm);
   check_chain_options(spec, glm->dim());
   const int passes = chain_passes(spec, glm->dim());
@@ -562,10 +576,7 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
   const auto curator = curator_dir(spec.out_dir);
   prepare_curator_dir(curator);
   LedgerEntry ledger = reserve_budget(spec, plan, std::nullopt, key, new_dirs);
-  json curator_report = {
-      {"run_report", (spec.out_dir / "report.json").string()},
-      {"noise_key_file", spec.noise_key_file ? json(spec.noise_key_file->string()) : json(nullptr)},
-      {"data_preparation", user.design->report.to_json()}};
+  json curator_report = release_curator_report(spec, user);
   write_curator_json(curator_report, curator / "report.json");
 
   PrivateSamplerSetup setup;

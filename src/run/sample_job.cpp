@@ -288,6 +288,59 @@ JobParams job_params(const SampleSpec& spec, const Preset& preset, const Model& 
   return out;
 }
 
+// The chains' kernels. A private sampler's reach the rows only through each chain's PrivateData:
+// prepare_private_job checks the budget, plans the run (setting run's length) and reads the
+// noise key after claim_output (the output directory's lock), and out gets the plan.
+KernelFactory job_kernels(const SampleSpec& spec, const SamplerDescriptor* private_entry,
+                          const Preset& preset, const Model& model, const Dataset& data,
+                          const json& params, const std::function<void()>& claim_output,
+                          RunConfig& run, std::optional<PrivateJob>& priv, SampleOutcome& out) {
+  if (private_entry == nullptr) return kernel_factory(spec.sampler, params, model, data);
+  priv = prepare_private_job(spec, *private_entry, preset, model, data, params, run, claim_output);
+  out.plan = priv->plan;
+  out.noise_key_created = priv->noise_key.source() == NoiseKey::Source::file_created;
+  return private_kernel_factory(*priv, model, data, run);
+}
+
+// A completed run's checkpoint, and a non-private run's curator directory, which held only the
+// checkpoint (removed only if empty).
+void remove_finished_checkpoint(SampleOutcome& out, bool private_run) {
+  const auto dir = *out.checkpoint_dir;
+  remove_checkpoint(dir);
+  out.checkpoint_dir.reset();
+  std::error_code ignored;
+  if (!private_run) std::filesystem::remove(dir.parent_path(), ignored);  // the curator's
+}
+
+// The columns the chain CSVs publish: lp__, accept_stat__, the sampler's publishable columns and
+// the parameters.
+std::vector<std::string> published_columns(const ColumnSplit& columns, const Model& model) {
+  std::vector<std::string> out = {"lp__", "accept_stat__"};
+  out.insert(out.end(), columns.published.begin(), columns.published.end());
+  for (const auto& name : model.param_names()) out.push_back(name);
+  return out;
+}
+
+// One Stan CSV per chain: DIR/chain-1.csv, … (1-based like CmdStan's output files).
+std::vector<std::filesystem::path> chain_files(const std::filesystem::path& dir,
+                                               const RunConfig& run) {
+  std::vector<std::filesystem::path> files;
+  for (int c = 0; c < run.chains; ++c)
+    files.push_back(dir / fmt::format("chain-{}.csv", run.first_chain + c + 1));
+  return files;
+}
+
+// Called once every refusal is behind the run: only then does it replace what an earlier one
+// left under the same --out (an earlier run's checkpoint must never be resumed over this one;
+// its extra chain files would be read with these as one run).
+void replace_earlier_outputs(const SampleSpec& spec,
+                             const std::vector<std::filesystem::path>& files, bool private_run) {
+  if (!spec.checkpoint) remove_checkpoint(checkpoint_dir(spec.out_dir));
+  if (!spec.write_draws || (spec.checkpoint && spec.checkpoint->resume)) return;
+  remove_other_chain_files(spec.out_dir, files);
+  if (private_run) remove_other_chain_files(curator_dir(spec.out_dir), files);
+}
+
 // A checkpointed run's identity (run/job_checkpoint.hpp), checked against the saved one when it
 // resumes, with run.checkpoint set to save in DIR's checkpoint directory; null without
 // --checkpoint-every. UsageError for a private run without a key that outlives the process.
@@ -541,20 +594,10 @@ bool is_private_sampler(const std::string& sampler) {
   return find_private_sampler(sampler) != nullptr;
 }
 
-SampleOutcome run_sample_job(const SampleSpec& spec) {
-  if (!spec.plan_memo) {
-    // One memo per job at least: the report's planned and recorded spends are usually the same
-    // composition, and the plan's accountants (with their caches) serve the report.
-    SampleSpec with_memo = spec;
-    with_memo.plan_memo = std::make_shared<PlanMemo>();
-    return run_sample_job(with_memo);
-  }
-  // Before anything is written or released, dp-nss's release included.
-  reserve_open_files(spec.run.chains);
-  if (spec.sampler == kReleaseOnceSampler) return run_release_once_job(spec);
-  // A hyperparameter the sampler does not read would be ignored: refused instead, before the data
-  // are loaded.
-  check_sampler_keys(spec.sampler, spec.overrides);
+namespace {
+
+// A sampler's chains on the spec's model and rows (run_sample_job, past its memo and dp-nss).
+SampleOutcome run_chains_job(const SampleSpec& spec) {
   const NewOutputDirs new_dirs(spec.out_dir);
   // A user model (--schema) reads its schema and rows here and is a preset from then on.
   const std::optional<UserModel> user =
@@ -579,28 +622,17 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   RunConfig run = spec.run;
   SampleOutcome out;
   std::optional<PrivateJob> priv;
-  KernelFactory factory;
   // Taken once the run is known to be possible, before anything is written (the noise key file,
   // the curator directory, the draws): one run at a time per directory (data/directory_lock.hpp).
   std::optional<DirectoryLock> out_lock;
   const auto claim_output = [&] {
     if (!out_lock) out_lock.emplace(spec.out_dir, output_option(spec));
   };
-  if (private_entry != nullptr) {
-    priv = prepare_private_job(spec, *private_entry, preset, *model, data.data, params, run,
-                               claim_output);
-    out.plan = priv->plan;
-    out.noise_key_created = priv->noise_key.source() == NoiseKey::Source::file_created;
-    factory = private_kernel_factory(*priv, *model, data.data, run);
-  } else {
-    factory = kernel_factory(spec.sampler, params, *model, data.data);
-  }
+  const KernelFactory factory = job_kernels(spec, private_entry, preset, *model, data.data, params,
+                                            claim_output, run, priv, out);
   const bool private_run = priv.has_value();
   const ColumnSplit columns = split_columns(factory, private_run);
-  out.published_columns = {"lp__", "accept_stat__"};
-  out.published_columns.insert(out.published_columns.end(), columns.published.begin(),
-                               columns.published.end());
-  for (const auto& name : model->param_names()) out.published_columns.push_back(name);
+  out.published_columns = published_columns(columns, *model);
   // split_columns built chain 0's kernel once; its PrivateData made no release.
   claim_output();
   const std::filesystem::path curator = curator_dir(spec.out_dir);
@@ -610,39 +642,28 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
   apply_start_rule(spec, preset, *model, data.data, data_seed, run);
   timings.add("start", phase.seconds());
 
-  // One Stan CSV per chain: chain-1.csv, … (1-based like CmdStan's output files).
+  // The sinks keep a reference to the layout: it lives as long as the run.
   const StanCsvLayout layout =
       draw_layout(spec, preset, *model, params, data, run, columns, private_run);
-  std::vector<std::filesystem::path> files;
-  for (int c = 0; c < run.chains; ++c) {
-    files.push_back(spec.out_dir / fmt::format("chain-{}.csv", run.first_chain + c + 1));
-  }
+  const std::vector<std::filesystem::path> files = chain_files(spec.out_dir, run);
   const RunCallbacks callbacks =
       spec.write_draws ? draw_sinks(layout, files, columns, curator, run.first_chain, private_run)
                        : RunCallbacks{};
 
-  const auto checkpoints = checkpoint_dir(spec.out_dir);
   const json identity =
       checkpoint_identity(spec, preset, params, data.data, priv ? &*priv : nullptr, run);
-  if (spec.checkpoint) out.checkpoint_dir = checkpoints;
+  if (spec.checkpoint) out.checkpoint_dir = checkpoint_dir(spec.out_dir);
 
   // The budget across runs: reserved (or refused) before the first release, settled after.
   std::optional<LedgerEntry> ledger;
   if (private_run)
     ledger.emplace(reserve_budget(spec, priv->plan, out.checkpoint_dir, priv->noise_key, new_dirs));
-  // Every refusal is behind us: only now does the run replace what an earlier one left under the
-  // same --out (an earlier run's checkpoint must never be resumed over this one; its extra chain
-  // files would be read with these as one run).
-  if (!spec.checkpoint) remove_checkpoint(checkpoints);
-  if (spec.write_draws && !(spec.checkpoint && spec.checkpoint->resume)) {
-    remove_other_chain_files(spec.out_dir, files);
-    if (private_run) remove_other_chain_files(curator, files);
-  }
-  Stopwatch clock;
+  replace_earlier_outputs(spec, files, private_run);
+  phase.restart();
   run_and_settle(spec, factory, model->param_names(), run, callbacks, identity,
                  priv ? &*priv : nullptr, ledger ? &*ledger : nullptr, out);
   if (spec.write_draws) out.draw_files = files;
-  timings.add("sampling", clock.seconds());
+  timings.add("sampling", phase.seconds());
   if (!out.run.complete() && !spec.diagnose_incomplete) return out;
 
   report_job(
@@ -651,14 +672,27 @@ SampleOutcome run_sample_job(const SampleSpec& spec) {
        noise_follows_budget, user ? &user->glm : nullptr},
       timings, out);
   // Outputs written: a completed run has nothing left to resume.
-  if (out.checkpoint_dir && out.run.complete()) {
-    remove_checkpoint(*out.checkpoint_dir);
-    out.checkpoint_dir.reset();
-    // A non-private run had the curator directory for its checkpoint only.
-    std::error_code ignored;
-    if (!private_run) std::filesystem::remove(curator, ignored);  // only if empty
-  }
+  if (out.checkpoint_dir && out.run.complete()) remove_finished_checkpoint(out, private_run);
   return out;
+}
+
+}  // namespace
+
+SampleOutcome run_sample_job(const SampleSpec& spec) {
+  if (!spec.plan_memo) {
+    // One memo per job at least: the report's planned and recorded spends are usually the same
+    // composition, and the plan's accountants (with their caches) serve the report.
+    SampleSpec with_memo = spec;
+    with_memo.plan_memo = std::make_shared<PlanMemo>();
+    return run_sample_job(with_memo);
+  }
+  // Before anything is written or released, dp-nss's release included.
+  reserve_open_files(spec.run.chains);
+  if (spec.sampler == kReleaseOnceSampler) return run_release_once_job(spec);
+  // A hyperparameter the sampler does not read would be ignored: refused instead, before the data
+  // are loaded.
+  check_sampler_keys(spec.sampler, spec.overrides);
+  return run_chains_job(spec);
 }
 
 }  // namespace dpmcmc
