@@ -4,7 +4,7 @@
 Why: the DP HMC paper's authors' DP-SGLD update theta + e*grad log pi + N(0, e) has half the
 Langevin noise for its drift, so it samples pi^2, not pi (src/run/sgld_setup.hpp). This script
 measures the MMD that such a sampler could not get below, even with exact draws of pi^2, on the
-data set of our experiment (docs/experiments.md, "DP HMC paper experiment").
+data set of our experiment (experiments/results/dphmc-full/README.md).
 
 The banana-dphmc-2d likelihood is x1 ~ N(t1, s1), x2 ~ N(t2 + a t1^2, s2) with a = 20,
 s1 = 2000, s2 = 2500 (variances; [RaisaKoskelaHonkela2021] Section 4.1). With the prior

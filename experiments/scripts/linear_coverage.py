@@ -5,8 +5,7 @@ fits `--model linear` (σ sampled) with every private sampler that has defaults 
 at the same budget, and records for every coefficient whether the central 90 % interval of the
 published draws (report.json's q5 and q95) covers the true value. Results are appended to a CSV
 (one row per repeat x sampler x coefficient), so an interrupted run resumes where it stopped;
-the summary table is printed in Markdown (docs/experiments.md, "Calibration of private linear
-regression").
+the summary table is printed in Markdown (experiments/results/linear-coverage/README.md).
 
     PYTHONPATH=build/python python3 experiments/scripts/linear_coverage.py \
         [--repeats 100] [--epsilon 1] [--out experiments/results/linear-coverage/coverage.csv]

@@ -18,8 +18,9 @@ much as accuracy.
 Rows are appended to a CSV (one per preset x sampler x seed), so an interrupted run resumes
 where it stopped; `--rerun` runs the selected cells again after a preset's recommendation
 changed, and the tables then use each cell's last row (the earlier ones stay in the CSV with
-their commit). `--table-only` prints the Markdown tables of docs/experiments.md ("NUTS and HMC
-with the presets' recommended options") from the CSV.
+their commit). `--table-only` prints the Markdown tables of
+experiments/results/preset-defaults/README.md ("NUTS and HMC with the presets' recommended
+options") from the CSV.
 
     python3 experiments/scripts/preset_defaults.py build/dpmcmc [--seeds 1] [--threads 1]
         [--models M,...] [--samplers nuts,hmc] [--timeout 3600]

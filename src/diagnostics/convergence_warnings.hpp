@@ -13,7 +13,7 @@
 //   a step and metric adapted over fewer than 150 warmup iterations: Stan's schedule needs 75 + 25
 //     + 50 (fast, slow, fast), and below it the tuning comes from a few noisy accept statistics.
 //     (Adapted private samplers lose to the papers' hand tuning at warmups of 12 to 239
-//     iterations: docs/experiments.md, "Warmup adaptation".)
+//     iterations: experiments/results/adaptation-full/README.md.)
 // Only the model's parameters are checked, and the sampler's divergent__ column.
 #pragma once
 

@@ -65,9 +65,10 @@ void add_real_data_presets(std::vector<Preset>& all) {
         {"steps", 10},
         {"randomized_step_size", true},
         {"source", "our choice: acceptance 0.97 at 0.05, divergent at 0.1; randomized step"}}},
-      // Hyperparameters of the private samplers: the tuning search of docs/experiments.md
-      // ("Fashion-MNIST", ε = 4, δ = 1e-5, 2 chains, seed 7). At n = 12 000 a noise multiplier
-      // of 0.1 leaves ~50 iterations per chain at ε = 4; 0.3 leaves ~450 and tests best.
+      // Hyperparameters of the private samplers: the tuning search of
+      // experiments/results/fashion-full/README.md ("Tuning search", ε = 4, δ = 1e-5, 2 chains,
+      // seed 7). At n = 12 000 a noise multiplier of 0.1 leaves ~50 iterations per chain at ε = 4;
+      // 0.3 leaves ~450 and tests best.
       // |Δ log p| ≤ ‖x‖‖Δθ‖ ≤ ‖Δθ‖ for rows of norm ≤ 1, so clip 1 is exact; 0.3 clipped no row
       // in the search and its noise is 3.3 times smaller.
       {"dp-penalty",

@@ -164,8 +164,7 @@ json user_model_sampler_defaults(const GlmSpec& g, std::size_t n, int dim) {
   // budget like dp-penalty's (run/noise_from_budget.hpp); its test's noise σ‖η(θ′) − η(θ)‖ grows
   // with the step as the plain penalty's does, so it starts from the same proposal (warmup
   // adaptation tunes it). Like the plain penalty it pays per tested move: on small data at ε ≈ 1
-  // its chains stay near their start (docs/experiments.md, "Calibration of private linear
-  // regression").
+  // its chains stay near their start (experiments/results/linear-coverage/README.md).
   if (gaussian_family(g))
     s["dp-penalty-expfam"] = {{"tau", 0.3}, {"alpha", 0.5}, {"proposal_sd", walk}, {"source", src}};
   if (g.family == GlmFamily::logistic) {

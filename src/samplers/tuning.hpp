@@ -78,7 +78,7 @@ double random_walk_target_accept(int dim);
 // it. A guided walk keeps its direction while it accepts and reverses it on a rejection, so an
 // acceptance above the one-dimensional 0.44 buys persistence. On paired cells of
 // experiments/adaptation-targets.json (450 pairs, five models, ε = 1, 2, 4) 0.5 gave a lower
-// MMD than 0.44 in 253 of 450 (sign test p = 0.0095); docs/experiments.md.
+// MMD than 0.44 in 253 of 450 (sign test p = 0.0095); experiments/results/adaptation-targets-full.
 constexpr double kGuidedWalkTargetAccept = 0.5;
 
 }  // namespace dpmcmc

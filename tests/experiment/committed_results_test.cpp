@@ -1,5 +1,5 @@
-// The committed full-profile results (experiments/results/NAME-full/results.csv, which
-// docs/experiments.md quotes) must stay reproducible by the current code: a few cheap cells of
+// The committed full-profile results (experiments/results/NAME-full/results.csv, which the
+// README.md beside each quotes) must stay reproducible by the current code: a few cheap cells of
 // each spec are run again here and must give their committed rows, every column but
 // wall_seconds (non-private cells only: the private ones, see below). These are regression
 // values, not independent ones: they catch a change of the
