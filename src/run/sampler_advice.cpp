@@ -33,7 +33,9 @@ std::vector<std::pair<std::string, double>> nss_sd_ratios(const GlmSpec& glm, st
     }
     width = fmt::format(
         "; expected posterior sd (features spread evenly over their bounds, the rows' "
-        "information at beta = 0{}) {:.2g} to {:.2g} times the rows' own",
+        "information at beta = 0{}) {:.2g} to {:.2g} times the rows' own; a feature whose "
+        "values fill a tenth of its declared range carries a tenth of that information, so "
+        "the noise's share of its sd is ten times larger",
         pilots > 0 ? ", a centred release's widest range" : "", lo, hi);
   }
   reasons.push_back(
