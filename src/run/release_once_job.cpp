@@ -396,9 +396,9 @@ json release_privacy(const PrivateRunPlan& plan, const EventLog& log, PlanMemo* 
       {"noise_sd", sds}};
   if (planned.pilots > 0) {
     privacy["release_once"]["mechanism"] =
-        "Gaussian releases of the logistic likelihood's second-order expansion: pilots, each "
-        "centred at the estimate of the one before, then the final one the chains read; each "
-        "component in units of its declared range; the chains are post-processing";
+        "Gaussian releases of the likelihood's second-order expansion (logistic or poisson): "
+        "pilots, each centred at the estimate of the one before, then the final one the chains "
+        "read; each component in units of its declared range; the chains are post-processing";
     privacy["release_once"]["pilot_share"] = planned.share;
     privacy["release_once"]["pilots"] = made.pilots;
   }
