@@ -317,14 +317,14 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
                  "Private samplers: share of each chain's planned iterations used as warmup")
       ->capture_default_str();
   cmd.add_option("--pilot-releases", a.pilot_releases,
-                 "dp-nss, logistic and poisson: releases of the likelihood's expansion made before "
-                 "the final "
-                 "one, each centred at the estimate of the one before (one Newton step each; the "
-                 "final release's expansion is then centred near the answer); default: from the "
-                 "release's expected noise and n, see the user guide")
+                 "dp-nss, logistic, poisson and linear: releases made before the final one, each "
+                 "centred at the estimate of the one before (logistic and poisson: the "
+                 "likelihood's expansion, one Newton step each; linear: the residuals, clipped "
+                 "near the estimate's sigma); default: from the release's expected noise and n, "
+                 "see the user guide")
       ->type_name("K");
   cmd.add_option("--pilot-share", a.pilot_share,
-                 "dp-nss, logistic and poisson: the share of the budget (of zCDP's rho) the pilots "
+                 "dp-nss, logistic, poisson and linear: the share of the budget (of zCDP's rho) the pilots "
                  "take together, in (0, 1); default 0.3");
   cmd.add_option("--reference-draws", a.reference_draws, "Exact posterior draws for the MMD")
       ->capture_default_str();

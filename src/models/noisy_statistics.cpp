@@ -4,6 +4,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -20,7 +21,8 @@ double logistic(double z) {
 
 }  // namespace
 
-RegressionStatistic::RegressionStatistic(const GlmSpec& glm, std::optional<Vec> expansion_centre) {
+RegressionStatistic::RegressionStatistic(const GlmSpec& glm, std::optional<Vec> expansion_centre,
+                                         std::optional<double> residual_bound) {
   const bool gaussian = glm.family == GlmFamily::linear || glm.family == GlmFamily::normal;
   const bool poisson = glm.family == GlmFamily::poisson;
   poisson_ = poisson;
@@ -52,10 +54,12 @@ RegressionStatistic::RegressionStatistic(const GlmSpec& glm, std::optional<Vec> 
                      : std::max(std::abs(glm.y_low - shift_), std::abs(glm.y_high - shift_));
   centre_beta_ = Vec::Zero(p_);
   double weight_low = 1.0;  // the least u = 4σ(η₀)(1 − σ(η₀)) over the declared box
+  if (residual_bound && !(gaussian && expansion_centre))
+    throw ConfigError(
+        "noisy sufficient statistics: a residual bound is for linear and normal with a centre");
+  if (residual_bound && !(*residual_bound > 0.0))
+    throw ConfigError("noisy sufficient statistics: the residual bound must be positive");
   if (expansion_centre) {
-    if (glm.family != GlmFamily::logistic && !poisson)
-      throw ConfigError(
-          "noisy sufficient statistics: an expansion centre is for logistic and poisson only");
     if (expansion_centre->size() != p_ || !expansion_centre->allFinite())
       throw ConfigError(fmt::format(
           "noisy sufficient statistics: the expansion centre needs {} finite values", p_));
@@ -66,7 +70,14 @@ RegressionStatistic::RegressionStatistic(const GlmSpec& glm, std::optional<Vec> 
     // Each row's η₀ is a rounded dot product: R is widened by a relative 1e-9 so that no row's
     // r or u falls outside the box that the sensitivity is computed from.
     reach = reach * (1.0 + 1e-9) + 1e-12;
-    if (poisson) {
+    if (gaussian) {
+      // t = clip(y − xᵀβ₀, ±T): y − xᵀβ₀ ∈ [y_low − R, y_high + R], so T is at most that
+      // range's larger end, and a smaller residual bound clips (the header).
+      residual_ = true;
+      shift_ = centre_ = 0.0;
+      t_max = std::max(std::abs(glm.y_low - reach), std::abs(glm.y_high + reach));
+      if (residual_bound) t_max = std::min(t_max, *residual_bound);
+    } else if (poisson) {
       // m₀ = e^{η₀} ∈ [e^{−R}, e^R]: u = m₀ e^{−R} ∈ [e^{−2R}, 1], t = y − m₀ (the header).
       weighted_ = expansion_ = intercept_weight_ = true;
       curvature_ = std::exp(reach);
@@ -111,6 +122,7 @@ RegressionStatistic::RegressionStatistic(const GlmSpec& glm, std::optional<Vec> 
     lo.push_back(0.0);
     hi.push_back(t_max * t_max);
   }
+  residual_bound_ = t_max;
   if (!std::isfinite(curvature_) || !std::isfinite(t_max))
     throw ConfigError(fmt::format(
         "noisy sufficient statistics: the expansion centre reaches |x'beta| = {:g}, too far for "
@@ -145,7 +157,10 @@ void RegressionStatistic::stat_rows(const RowBlock& rows, Eigen::Ref<Mat> out) c
   for (Eigen::Index i = 0; i < rows.rows(); ++i) {
     double t = rows(i, p_) - shift_;
     double u = 1.0;  // the weight of x xᵀ (the header's u; 1 at β₀ = 0)
-    if (weighted_) {
+    if (residual_) {
+      t = std::clamp(rows(i, p_) - rows.row(i).head(p_).dot(centre_beta_), -residual_bound_,
+                     residual_bound_);
+    } else if (weighted_) {
       const double eta = rows.row(i).head(p_).dot(centre_beta_);
       if (poisson_) {  // m₀ = e^{η₀}, u = m₀/e^R
         const double m0 = std::exp(eta);
@@ -194,6 +209,7 @@ NoisyStatisticsModel::NoisyStatisticsModel(std::shared_ptr<const GlmModel> glm,
       n_(n),
       sigma_(glm_->spec().sigma),
       columns_(stat.stat_names()) {
+  if (stat.is_residual()) residual_bound_ = stat.residual_bound();
   if (noise_sd.size() != stat.stat_dim())
     throw SoftwareError("NoisyStatisticsModel: one noise sd per released component expected");
   const Vec var = noise_sd.array().square();
@@ -303,8 +319,8 @@ NoisyStatisticsModel::Observation NoisyStatisticsModel::observation(
   const Parts q = parts(s);
   if (family_ == GlmFamily::poisson && !expansion_) return poisson_observation(theta.head(p_), q);
   Vec beta = theta.head(p_);
-  if (intercept_) beta(0) -= centre_;    // t = y − m: the intercept of t is β₀ − m
-  if (expansion_) beta -= centre_beta_;  // the expansion's β − β₀
+  if (intercept_) beta(0) -= centre_;  // t = y − m: the intercept of t is β₀ − m
+  beta -= centre_beta_;  // the expansion's or the residuals' β − β₀ (zero without a centre)
   const Vec a_beta = q.a * beta;
   const Errors e = errors_in_variables(beta);
   Observation o;
@@ -317,26 +333,46 @@ NoisyStatisticsModel::Observation NoisyStatisticsModel::observation(
   }
   const double sigma = sigma_ ? *sigma_ : std::exp(theta(p_));
   const double s2 = sigma * sigma;
-  Mat cov_b = s2 * q.a + e.bb;
+  // Clipped residuals (the header): the moments of clip(e, ±T) replace e's, to first order in Δ.
+  const ClippedNormal k = clipped(sigma);
+  const double var = s2 * k.second;
+  Mat cov_b = var * q.a + e.bb;
   cov_b.diagonal() += b_var_;
   // σ known: given b, c − bᵀA⁻¹b = eᵀ(I − H)e ~ σ²χ²(n − p) says nothing about β, so c is left
   // out (its Gaussian approximation would add spurious information).
   if (sigma_) {
-    o.residual = q.b - a_beta;
+    o.residual = q.b - k.inside * a_beta;
     o.covariance = cov_b;
     return o;
   }
-  const int k = p_ + 1;
-  o.residual.resize(k);
-  o.residual.head(p_) = q.b - a_beta;
+  const int dim = p_ + 1;
+  o.residual.resize(dim);
+  o.residual.head(p_) = q.b - k.inside * a_beta;
   const double quad = beta.dot(a_beta);
-  o.residual(p_) = q.c - quad - n_ * s2;
-  o.covariance.resize(k, k);
+  o.residual(p_) = q.c - k.curve * quad - n_ * var;
+  o.covariance.resize(dim, dim);
   o.covariance.topLeftCorner(p_, p_) = cov_b;
-  o.covariance.block(0, p_, p_, 1) = 2.0 * s2 * a_beta + e.bc;
+  o.covariance.block(0, p_, p_, 1) = 2.0 * var * k.inside * a_beta + e.bc;
   o.covariance.block(p_, 0, 1, p_) = o.covariance.block(0, p_, p_, 1).transpose();
-  o.covariance(p_, p_) = 4.0 * s2 * quad + 2.0 * n_ * s2 * s2 + c_var_ + e.cc;
+  o.covariance(p_, p_) =
+      4.0 * var * quad + n_ * s2 * s2 * (k.fourth - k.second * k.second) + c_var_ + e.cc;
   return o;
+}
+
+NoisyStatisticsModel::ClippedNormal NoisyStatisticsModel::clipped_normal(double t) {
+  if (!(t < 40.0)) return {};
+  const double tail = 0.5 * std::erfc(t / std::numbers::sqrt2);  // 1 − Φ(t)
+  const double density = std::exp(-0.5 * t * t) / std::sqrt(2.0 * std::numbers::pi);
+  ClippedNormal k;
+  k.inside = 1.0 - 2.0 * tail;
+  k.curve = k.inside - 2.0 * t * density;
+  k.second = k.curve + 2.0 * t * t * tail;
+  k.fourth = 3.0 * k.inside - 2.0 * density * (t * t * t + 3.0 * t) + 2.0 * std::pow(t, 4) * tail;
+  return k;
+}
+
+NoisyStatisticsModel::ClippedNormal NoisyStatisticsModel::clipped(double sigma) const {
+  return residual_bound_ ? clipped_normal(*residual_bound_ / sigma) : ClippedNormal{};
 }
 
 Vec NoisyStatisticsModel::linearised_mean(const Eigen::Ref<const Vec>& released) const {
@@ -392,25 +428,18 @@ bool NoisyStatisticsModel::has_analytic_gradient() const {
   return expansion_ || sigma_.has_value();
 }
 
-Vec NoisyStatisticsModel::pilot_centre(const Eigen::Ref<const Vec>& released) const {
-  if (expansion_) return linearised_mean(released);
-  if (family_ != GlmFamily::poisson)
-    throw ConfigError("noisy sufficient statistics: pilot releases are for logistic and poisson");
+NoisyStatisticsModel::Mode NoisyStatisticsModel::posterior_mode(const Eigen::Ref<const Vec>& released,
+                                                                Vec theta) const {
   const Vec s = released;
   const auto f = [&](const Vec& b) { return log_prior(b) + log_lik(b, s); };
-  const auto d = static_cast<Eigen::Index>(dim());
-  // From the released mean count (Σ (y − m) = b₀), with steps of at most 1 in norm: from β = 0
-  // the first Newton step at n = 10⁶ overshot to a far mode of the covariates' model.
-  Vec beta = Vec::Zero(d);
-  const double mean_count = parts(released).b(0) / n_ + shift_;
-  beta(0) = std::log(std::max(mean_count, 1e-3));
-  double value = f(beta);
-  for (int step = 0; step < 100 && std::isfinite(value); ++step) {
-    Vec g(d);
-    Mat h(d, d);
+  const auto d = theta.size();
+  // The gradient and Hessian by central differences.
+  const auto derivatives = [&](const Vec& at, Vec& g, Mat& h) {
+    g.resize(d);
+    h.resize(d, d);
     const double e = 1e-4;
     for (Eigen::Index j = 0; j < d; ++j) {
-      Vec up = beta, down = beta;
+      Vec up = at, down = at;
       up(j) += e;
       down(j) -= e;
       g(j) = (f(up) - f(down)) / (2.0 * e);
@@ -423,22 +452,82 @@ Vec NoisyStatisticsModel::pilot_centre(const Eigen::Ref<const Vec>& released) co
         h(j, k) = h(k, j) = (f(pp) - f(pm) - f(mp) + f(mm)) / (4.0 * e * e);
       }
     }
-    // Newton's step where the Hessian is negative definite, else a gradient step.
+  };
+  double value = f(theta);
+  Vec g;
+  Mat h;
+  for (int step = 0; step < 100 && std::isfinite(value); ++step) {
+    derivatives(theta, g, h);
+    // Newton's step where the Hessian is negative definite, else a gradient step; steps of at
+    // most 1 in norm (poisson: from β = 0 the first Newton step at n = 10⁶ overshot to a far mode
+    // of the covariates' model).
     const Eigen::LLT<Mat> llt(-h);
     Vec dir = llt.info() == Eigen::Success ? Vec(llt.solve(g)) : Vec(g);
     if (dir.norm() > 1.0) dir /= dir.norm();
-    double t = 1.0, next = f(beta + dir);
+    double t = 1.0, next = f(theta + dir);
     while (!(next > value) && t > 1e-8) {
       t *= 0.5;
-      next = f(beta + t * dir);
+      next = f(theta + t * dir);
     }
     if (!(next > value)) break;
-    beta += t * dir;
+    theta += t * dir;
     const bool done = next - value < 1e-10 * std::max(1.0, std::abs(value));
     value = next;
     if (done) break;
   }
-  return beta;
+  derivatives(theta, g, h);
+  return {theta, h};
+}
+
+Vec NoisyStatisticsModel::pilot_centre(const Eigen::Ref<const Vec>& released) const {
+  if (expansion_) return linearised_mean(released);
+  if (family_ == GlmFamily::linear || family_ == GlmFamily::normal)
+    return residual_centre(released).centre;
+  if (family_ != GlmFamily::poisson)
+    throw ConfigError("noisy sufficient statistics: pilot releases are for regression families");
+  // From the released mean count (Σ (y − m) = b₀).
+  Vec beta = Vec::Zero(dim());
+  const double mean_count = parts(released).b(0) / n_ + shift_;
+  beta(0) = std::log(std::max(mean_count, 1e-3));
+  return posterior_mode(released, beta).theta;
+}
+
+NoisyStatisticsModel::ResidualCentre NoisyStatisticsModel::residual_centre(
+    const Eigen::Ref<const Vec>& released) const {
+  if (family_ != GlmFamily::linear && family_ != GlmFamily::normal)
+    throw ConfigError("noisy sufficient statistics: residual centres are for linear and normal");
+  // From least squares on the release (ridge-regularised: Ã may be singular), σ from the
+  // residual sum of squares where c is released.
+  const Parts q = parts(released);
+  Mat a = q.a;
+  a.diagonal().array() += 1e-9 * std::max(1.0, n_);
+  const Vec delta = a.ldlt().solve(q.b);
+  Vec theta(dim());
+  theta.head(p_) = delta + centre_beta_;
+  if (intercept_) theta(0) += centre_;
+  if (!sigma_) {
+    const double floor = 1e-3 * std::max(std::abs(centre_), 1.0);
+    const double rss = square_ ? (q.c - delta.dot(q.b)) / n_ : 1.0;
+    theta(p_) = std::log(std::max(std::sqrt(std::max(rss, 0.0)), floor));
+  }
+  const Mode mode = posterior_mode(released, theta);
+  ResidualCentre out{mode.theta.head(p_), std::numeric_limits<double>::infinity(), mode.theta};
+  // The mode's curvature gives its covariance; without one (not negative definite), no bound.
+  const Eigen::LLT<Mat> llt(-mode.hessian);
+  if (llt.info() != Eigen::Success) return out;
+  const Mat cov = llt.solve(Mat::Identity(dim(), dim()));
+  const double sigma_high =
+      sigma_ ? *sigma_ : std::exp(mode.theta(p_) + 2.0 * std::sqrt(cov(p_, p_)));
+  // sd of xᵀ(β − β₀) over the box: at most √(λ_max(Cov β) Σ B_j²).
+  const Eigen::SelfAdjointEigenSolver<Mat> eig(cov.topLeftCorner(p_, p_));
+  double box = 0.0;
+  for (const double bound : glm_->spec().column_bounds) box += bound * bound;
+  const double spread = std::sqrt(std::max(eig.eigenvalues().maxCoeff(), 0.0) * box);
+  out.bound = kResidualSigmas * sigma_high + 2.0 * spread;
+  if (!std::isfinite(out.bound) || !out.centre.allFinite())
+    out = {out.centre.allFinite() ? out.centre : Vec(theta.head(p_)),
+           std::numeric_limits<double>::infinity(), mode.theta.allFinite() ? mode.theta : theta};
+  return out;
 }
 
 // The Gaussian log density's gradient where the mean is linear in Δ (logistic: Δ = β − β₀, mean
@@ -454,9 +543,10 @@ Vec NoisyStatisticsModel::analytic_gradient(const Vec& theta,
   const Parts q = parts(released);
   Vec delta = theta.head(p_);
   if (intercept_) delta(0) -= centre_;
-  if (expansion_) delta -= centre_beta_;
+  delta -= centre_beta_;
   const double scale = expansion_ ? curvature_ * curvature_ : 1.0;
-  const Mat mean_slope = expansion_ ? Mat(curvature_ * q.a) : q.a;
+  const Mat mean_slope =
+      expansion_ ? Mat(curvature_ * q.a) : Mat(clipped(sigma_.value_or(1.0)).inside * q.a);
   const Observation o = observation(theta, released);
   const Eigen::LLT<Mat> llt(o.covariance);
   Vec out = Vec::Zero(theta.size());

@@ -21,7 +21,9 @@ std::vector<std::pair<std::string, double>> nss_sd_ratios(const GlmSpec& glm, st
   const std::uint64_t pilots = default_pilot_releases(glm, n, budget);
   const double mu_max = gaussian_pld_max_mu(budget.epsilon, budget.delta);
   const double z = staged_noise(1.0 / std::sqrt(2.0 * mu_max), pilots, kDefaultPilotShare).final;
-  const auto ratios = release_noise_ratios(glm, n, z, pilots > 0);
+  // Linear's centred release narrows its range to about 4σ, which is not known beforehand: its
+  // ratios are those of the declared range (an upper bound).
+  const auto ratios = release_noise_ratios(glm, n, z, pilots > 0 && glm.family != GlmFamily::linear);
   for (std::size_t j = 0; j < ratios.size(); ++j)
     out.emplace_back(glm.coefficient_names[j], std::sqrt(1.0 + ratios[j] * ratios[j]));
   std::string width;
@@ -86,6 +88,11 @@ std::vector<SamplerAdvice> advise_samplers(const GlmSpec& glm, bool intercept,
           "re-centre the likelihood's expansion; otherwise its one release models the "
           "covariates as Gaussian, and strong effects of far from Gaussian covariates come out "
           "shrunk (user guide)");
+    if (family == GlmFamily::linear)
+      nss.reasons.push_back(
+          "linear: where epsilon * n >= 1e4 a pilot release finds the fit and sigma, and the "
+          "final release centres the residuals there and clips them at about 3 sigma: its "
+          "noise then follows sigma, not y's declared range");
     if (n && budget) nss.expected_sd_ratio = nss_sd_ratios(glm, *n, *budget, nss.reasons);
     out.push_back(std::move(nss));
   }

@@ -166,17 +166,20 @@ TEST(NoisyStatisticsModel, NoiseInTheReleasedXtXFlattensTheLikelihood) {
   }
 }
 
-TEST(NoisyStatisticsModel, TheReleasesGaussianHasTheSimulatedMomentsWithSigmaSampled) {
-  // The σ-sampled path end to end: a fixed design (n = 240), β and σ; y = Xβ + σε, then the
-  // release with independent noise on every component (sd 2 on A's entries, 3 on b, 20 on c),
-  // 100 000 times. The residuals (b̃ − Ãβ′, c̃ − β′ᵀÃβ′ − nσ²) computed by the model from each
-  // simulated release must have mean 0 and the covariance the model states for the exact
-  // statistic: σ²A + D_b + V(Eβ′), 2σ²Aβ′ + Cov(Eβ′, β′ᵀEβ′) and 4σ²β′ᵀAβ′ + 2nσ⁴ + d_c +
-  // Var(β′ᵀEβ′). The errors-in-variables terms are ~50 % of the b block and ~20 % of c's here,
-  // so a missing term or a wrong sign moves an entry far beyond the 4 % tolerance (the Monte
-  // Carlo error of a covariance entry is ~√(2/R) ≈ 0.5 % of its scale).
+// The σ-sampled path end to end: a fixed design (n = 240), β and σ; y = Xβ + σε, then the
+// release with independent noise on every component (sd 2 on A's entries, 3 on b, 20 on c),
+// 100 000 times. The residuals (b̃ − Ãβ′, c̃ − β′ᵀÃβ′ − nσ²) computed by the model from each
+// simulated release must have mean 0 and the covariance the model states for the exact
+// statistic: σ²A + D_b + V(Eβ′), 2σ²Aβ′ + Cov(Eβ′, β′ᵀEβ′) and 4σ²β′ᵀAβ′ + 2nσ⁴ + d_c +
+// Var(β′ᵀEβ′), where β′ is β with the intercept centred or, with residuals centred at β₀,
+// β − β₀. The errors-in-variables terms are ~50 % of the b block and ~20 % of c's here, so a
+// missing term or a wrong sign moves an entry far beyond the 4 % tolerance (the Monte Carlo
+// error of a covariance entry is ~√(2/R) ≈ 0.5 % of its scale).
+void expect_simulated_moments(std::optional<Vec> centre, double bound = 8.0) {
   const auto spec = spec_of(GlmFamily::linear, std::nullopt);
-  const RegressionStatistic stat(spec);
+  const RegressionStatistic stat =
+      centre ? RegressionStatistic(spec, centre, bound) : RegressionStatistic(spec);
+  EXPECT_EQ(stat.is_residual(), centre.has_value());
   const int n = 240;
   const Mat design = simulate_rows(GlmFamily::linear, n, 13);
   const Mat x = design.leftCols(3);
@@ -217,6 +220,118 @@ TEST(NoisyStatisticsModel, TheReleasesGaussianHasTheSimulatedMomentsWithSigmaSam
           << j << "," << k;
     }
   }
+}
+
+TEST(NoisyStatisticsModel, TheReleasesGaussianHasTheSimulatedMomentsWithSigmaSampled) {
+  expect_simulated_moments(std::nullopt);
+}
+
+TEST(NoisyStatisticsModel, ResidualsCentredAtAPilotHaveTheSimulatedMoments) {
+  // β = (0.3, −1, 2), β₀ = β − (0.5, −1, 1): Δ = β − β₀ is as large as the coefficients, so the
+  // errors-in-variables terms in Δ are as visible as above; |xᵀΔ| ≤ 2 and the bound 8 clip a
+  // residual with probability ~10⁻¹⁰.
+  expect_simulated_moments((Vec(3) << -0.2, 0.0, 1.0).finished());
+}
+
+TEST(NoisyStatisticsModel, ClippedResidualsHaveTheClippedNormalsMoments) {
+  // β₀ near β (|xᵀΔ| ≤ 0.15, as a pilot leaves it) and the clip at 2σ: 4.6 % of the residuals
+  // are clipped, E t² = 0.92σ² and Var t² = 1.23σ⁴ against 2σ⁴ unclipped, so unmodelled
+  // clipping would put c's mean 40 times the tolerance off and b's variance 7 % off.
+  expect_simulated_moments((Vec(3) << 0.25, -0.95, 1.9).finished(), 2.0);
+}
+
+// clipped_normal against quadrature of clip(μ + e, ±t)^k φ(e) (Simpson on ±12, split at the
+// clip's kinks e = ±t − μ so that each piece is smooth) and the derivatives of E clip(μ + e)
+// and E clip(μ + e)² at μ = 0 by central differences of the same quadrature.
+TEST(NoisyStatisticsModel, ClippedNormalMomentsMatchQuadrature) {
+  const auto expect_clip = [](double t, double mu, int power) {
+    const auto simpson = [&](double lo, double hi) {
+      const int panels = 4000;
+      const double h = (hi - lo) / panels;
+      double sum = 0.0;
+      for (int i = 0; i <= panels; ++i) {
+        const double e = lo + i * h;
+        const double w = i == 0 || i == panels ? 1.0 : i % 2 == 1 ? 4.0 : 2.0;
+        sum += w * std::pow(std::clamp(mu + e, -t, t), power) * std::exp(-0.5 * e * e);
+      }
+      return sum * h / 3.0;
+    };
+    return (simpson(-12.0, -t - mu) + simpson(-t - mu, t - mu) + simpson(t - mu, 12.0)) /
+           std::sqrt(2.0 * std::numbers::pi);
+  };
+  for (const double t : {0.5, 1.0, 2.0, 3.0, 5.0}) {
+    const auto k = NoisyStatisticsModel::clipped_normal(t);
+    EXPECT_NEAR(k.second, expect_clip(t, 0.0, 2), 1e-9) << t;
+    EXPECT_NEAR(k.fourth, expect_clip(t, 0.0, 4), 1e-9) << t;
+    const double d = 1e-3;
+    EXPECT_NEAR(k.inside, (expect_clip(t, d, 1) - expect_clip(t, -d, 1)) / (2 * d), 1e-6) << t;
+    EXPECT_NEAR(k.curve,
+                (expect_clip(t, d, 2) - 2 * expect_clip(t, 0.0, 2) + expect_clip(t, -d, 2)) /
+                    (2 * d * d),
+                1e-4)
+        << t;
+  }
+  const auto none = NoisyStatisticsModel::clipped_normal(INFINITY);
+  EXPECT_EQ(none.second, 1.0);
+  EXPECT_EQ(none.fourth, 3.0);
+}
+
+// Linear centred at β₀ with a residual bound: each row's t is y − xᵀβ₀ clipped at the bound, the
+// cross products' width is 2 B_j T (released in half-width units), and no bound leaves the
+// declared ranges' own, which never clips: T = max(|y_low − R|, |y_high + R|), R = Σ|β₀,j|B_j.
+TEST(RegressionStatistic, ResidualsCentredAtAPilotAreClippedAtTheBound) {
+  const auto spec = spec_of(GlmFamily::linear, std::nullopt);
+  const Vec centre = (Vec(3) << 0.3, -1.0, 2.0).finished();
+  const RegressionStatistic stat(spec, centre, 2.5);
+  ASSERT_TRUE(stat.is_residual());
+  EXPECT_DOUBLE_EQ(stat.residual_bound(), 2.5);
+  EXPECT_DOUBLE_EQ(stat.widths()(5), 2.5);  // x.1 t ∈ ±2.5, in units of half the width
+  EXPECT_DOUBLE_EQ(stat.widths()(7), 0.5 * 2.5);
+  EXPECT_DOUBLE_EQ(stat.widths()(8), 2.5 * 2.5);  // t² ∈ [0, T²]
+  Mat rows = simulate_rows(GlmFamily::linear, 400, 5);
+  rows(0, 3) = rows.row(0).head(3).dot(centre) + 7.0;  // clipped to +2.5
+  Mat s(rows.rows(), stat.stat_dim());
+  stat.stat_rows(rows, s);
+  int clipped = 0;
+  for (Eigen::Index i = 0; i < rows.rows(); ++i) {
+    const double r = rows(i, 3) - rows.row(i).head(3).dot(centre);
+    const double t = std::clamp(r, -2.5, 2.5);
+    clipped += std::abs(r) > 2.5 ? 1 : 0;
+    EXPECT_NEAR(s(i, 5) * stat.widths()(5), t, 1e-12) << i;
+    EXPECT_NEAR(s(i, 6) * stat.widths()(6), rows(i, 1) * t, 1e-12) << i;
+    EXPECT_NEAR(s(i, 8) * stat.widths()(8), t * t, 1e-12) << i;
+    EXPECT_TRUE((s.row(i).transpose().array() >= stat.stat_lower().array()).all()) << i;
+    EXPECT_TRUE((s.row(i).transpose().array() <= stat.stat_upper().array()).all()) << i;
+  }
+  EXPECT_GE(clipped, 1);
+  EXPECT_EQ(stat.stat_dim(), RegressionStatistic(spec).stat_dim());
+  // R = 0.3 + 1 + 2·0.5 = 2.3; y on [−3, 5]: T = max(5.3, 7.3).
+  EXPECT_NEAR(RegressionStatistic(spec, centre).residual_bound(), 7.3, 1e-8);
+  EXPECT_THROW(RegressionStatistic(spec, std::nullopt, 2.0), ConfigError);
+  EXPECT_THROW(RegressionStatistic(spec, centre, 0.0), ConfigError);
+  EXPECT_THROW(RegressionStatistic(spec_of(GlmFamily::logistic, std::nullopt), centre, 2.0),
+               ConfigError);
+}
+
+// With negligible noise the residual centre is the rows' posterior mode (least squares: the N(0, 2.5²)
+// priors pull with 10⁻⁵ of the rows' weight at n = 20 000) and the bound 3σ̂ plus its tiny uncertainty.
+TEST(NoisyStatisticsModel, ResidualCentreIsTheRowsLeastSquaresWithNegligibleNoise) {
+  const auto spec = spec_of(GlmFamily::linear, std::nullopt);
+  const RegressionStatistic stat(spec);
+  const int n = 20000;
+  const Mat rows = simulate_rows(GlmFamily::linear, n, 31);
+  const Vec released = released_sum(stat, rows);
+  const NoisyStatisticsModel model(make_glm_model(spec), stat, n,
+                                   Vec::Constant(stat.stat_dim(), 1e-6), released);
+  const auto found = model.residual_centre(released);
+  const Mat x = rows.leftCols(3);
+  const Vec y = rows.col(3);
+  const Vec ls = (x.transpose() * x).ldlt().solve(x.transpose() * y);
+  const double sigma = std::sqrt((y - x * ls).squaredNorm() / n);
+  for (int j = 0; j < 3; ++j) EXPECT_NEAR(found.centre(j), ls(j), 1e-3) << j;
+  EXPECT_GT(found.bound, 3.0 * sigma);
+  EXPECT_LT(found.bound, 3.2 * sigma);
+  EXPECT_EQ(model.pilot_centre(released), found.centre);
 }
 
 // poisson on the named coefficients with the target declared on [0, y_high] (t = y − y_high/2).
@@ -412,7 +527,8 @@ TEST(LogisticExpansion, AtZeroItIsTheExpansionAtZeroBitForBit) {
   EXPECT_EQ(plain.stat_upper(), centred.stat_upper());
   const Mat rows = simulate_rows(GlmFamily::logistic, 50, 3);
   EXPECT_EQ(released_sum(plain, rows), released_sum(centred, rows));
-  EXPECT_THROW(RegressionStatistic(spec_of(GlmFamily::linear, 1.0), Vec::Zero(3)), ConfigError);
+  // A linear centre is the residuals' (ResidualsCentredAtAPilotAreClippedAtTheBound).
+  EXPECT_TRUE(RegressionStatistic(spec_of(GlmFamily::linear, 1.0), Vec::Zero(3)).is_residual());
   EXPECT_THROW(RegressionStatistic(spec, Vec::Zero(2)), ConfigError);
 }
 
