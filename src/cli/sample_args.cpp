@@ -323,9 +323,10 @@ void add_sample_options(CLI::App& cmd, SampleArgs& a) {
                  "near the estimate's sigma); default: from the release's expected noise and n, "
                  "see the user guide")
       ->type_name("K");
-  cmd.add_option("--pilot-share", a.pilot_share,
-                 "dp-nss, logistic, poisson and linear: the share of the budget (of zCDP's rho) the pilots "
-                 "take together, in (0, 1); default 0.3");
+  cmd.add_option(
+      "--pilot-share", a.pilot_share,
+      "dp-nss, logistic, poisson and linear: the share of the budget (of zCDP's rho) the pilots "
+      "take together, in (0, 1); default 0.3");
   cmd.add_option("--reference-draws", a.reference_draws, "Exact posterior draws for the MMD")
       ->capture_default_str();
   cmd.add_option("--accuracy", a.accuracy,

@@ -428,8 +428,8 @@ bool NoisyStatisticsModel::has_analytic_gradient() const {
   return expansion_ || sigma_.has_value();
 }
 
-NoisyStatisticsModel::Mode NoisyStatisticsModel::posterior_mode(const Eigen::Ref<const Vec>& released,
-                                                                Vec theta) const {
+NoisyStatisticsModel::Mode NoisyStatisticsModel::posterior_mode(
+    const Eigen::Ref<const Vec>& released, Vec theta) const {
   const Vec s = released;
   const auto f = [&](const Vec& b) { return log_prior(b) + log_lik(b, s); };
   const auto d = theta.size();

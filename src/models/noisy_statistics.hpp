@@ -155,7 +155,7 @@ class RegressionStatistic final : public SufficientStatistic {
   Vec centre_beta_;      // β₀ of the expansion; zero: none
   bool weighted_ = false, expansion_ = false, poisson_ = false, residual_ = false;
   double residual_bound_ = 0.0;  // T = max |t|
-  double curvature_ = 0.25;  // c (is_expansion)
+  double curvature_ = 0.25;      // c (is_expansion)
   std::vector<std::string> names_;
   Vec lower_, upper_, widths_;
 };
@@ -276,11 +276,11 @@ class NoisyStatisticsModel final : public Model {
   double curvature_ = 0.25;  // c of b ~ N(cA(β − β₀), cA)
   double shift_ = 0.0;       // t = y − shift_
   double n_ = 0.0;
-  Mat a_var_;                    // σ²_jk of A's entries (symmetric)
-  Vec b_var_;                    // of b's
-  double c_var_ = 0.0;           // of c
-  std::optional<double> sigma_;  // known σ (linear, normal)
-  std::optional<double> residual_bound_;  // T of clipped residuals (linear, normal centred)
+  Mat a_var_;                                 // σ²_jk of A's entries (symmetric)
+  Vec b_var_;                                 // of b's
+  double c_var_ = 0.0;                        // of c
+  std::optional<double> sigma_;               // known σ (linear, normal)
+  std::optional<double> residual_bound_;      // T of clipped residuals (linear, normal centred)
   ClippedNormal clipped(double sigma) const;  // clipped_normal(T/σ); e's own without a clip
   std::vector<std::string> columns_;
   std::optional<Vec> released_;

@@ -23,7 +23,8 @@ std::vector<std::pair<std::string, double>> nss_sd_ratios(const GlmSpec& glm, st
   const double z = staged_noise(1.0 / std::sqrt(2.0 * mu_max), pilots, kDefaultPilotShare).final;
   // Linear's centred release narrows its range to about 4σ, which is not known beforehand: its
   // ratios are those of the declared range (an upper bound).
-  const auto ratios = release_noise_ratios(glm, n, z, pilots > 0 && glm.family != GlmFamily::linear);
+  const auto ratios =
+      release_noise_ratios(glm, n, z, pilots > 0 && glm.family != GlmFamily::linear);
   for (std::size_t j = 0; j < ratios.size(); ++j)
     out.emplace_back(glm.coefficient_names[j], std::sqrt(1.0 + ratios[j] * ratios[j]));
   std::string width;
@@ -90,7 +91,7 @@ std::vector<SamplerAdvice> advise_samplers(const GlmSpec& glm, bool intercept,
           "shrunk (user guide)");
     if (family == GlmFamily::linear)
       nss.reasons.push_back(
-          "linear: where epsilon * n >= 1e4 a pilot release finds the fit and sigma, and the "
+          "linear: where epsilon * n >= 5000 a pilot release finds the fit and sigma, and the "
           "final release centres the residuals there and clips them at about 3 sigma: its "
           "noise then follows sigma, not y's declared range");
     if (n && budget) nss.expected_sd_ratio = nss_sd_ratios(glm, *n, *budget, nss.reasons);

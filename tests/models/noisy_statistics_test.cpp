@@ -265,10 +265,10 @@ TEST(NoisyStatisticsModel, ClippedNormalMomentsMatchQuadrature) {
     EXPECT_NEAR(k.fourth, expect_clip(t, 0.0, 4), 1e-9) << t;
     const double d = 1e-3;
     EXPECT_NEAR(k.inside, (expect_clip(t, d, 1) - expect_clip(t, -d, 1)) / (2 * d), 1e-6) << t;
-    EXPECT_NEAR(k.curve,
-                (expect_clip(t, d, 2) - 2 * expect_clip(t, 0.0, 2) + expect_clip(t, -d, 2)) /
-                    (2 * d * d),
-                1e-4)
+    EXPECT_NEAR(
+        k.curve,
+        (expect_clip(t, d, 2) - 2 * expect_clip(t, 0.0, 2) + expect_clip(t, -d, 2)) / (2 * d * d),
+        1e-4)
         << t;
   }
   const auto none = NoisyStatisticsModel::clipped_normal(INFINITY);
@@ -313,8 +313,9 @@ TEST(RegressionStatistic, ResidualsCentredAtAPilotAreClippedAtTheBound) {
                ConfigError);
 }
 
-// With negligible noise the residual centre is the rows' posterior mode (least squares: the N(0, 2.5²)
-// priors pull with 10⁻⁵ of the rows' weight at n = 20 000) and the bound 3σ̂ plus its tiny uncertainty.
+// With negligible noise the residual centre is the rows' posterior mode (least squares: the
+// N(0, 2.5²) priors pull with 10⁻⁵ of the rows' weight at n = 20 000) and the bound 3σ̂ plus its
+// tiny uncertainty.
 TEST(NoisyStatisticsModel, ResidualCentreIsTheRowsLeastSquaresWithNegligibleNoise) {
   const auto spec = spec_of(GlmFamily::linear, std::nullopt);
   const RegressionStatistic stat(spec);
