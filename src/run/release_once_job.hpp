@@ -37,10 +37,10 @@ std::vector<double> release_noise_ratios(const GlmSpec& glm, std::size_t n, doub
                                          bool centred = false);
 // The pilot releases by default: logistic from the largest ratio r of one release of the whole
 // budget, none when r > 1.2 (a pilot would be mostly noise), 2 down to r = 0.15, 3 below;
-// poisson 2 from 50 000 rows or where ε√n ≥ 300; linear 1 where εn ≥ 5000 (its residuals
-// centred and clipped near the pilot's fit); none for normal (release_once_job.cpp says how this
-// was measured). Then their share of the budget (of
-// zCDP's ρ), and the most a run may ask for.
+// poisson 2 from 50 000 rows or where ε√n ≥ 300; linear 1 where εn ≥ 5000 and 2 from 10⁴ (its
+// residuals centred and clipped near the pilot's fit); none for normal (release_once_job.cpp says
+// how this was measured). Then their share of the budget (of zCDP's ρ), and the most a run may ask
+// for.
 std::uint64_t default_pilot_releases(const GlmSpec& glm, std::size_t n, const Budget& budget);
 inline constexpr double kDefaultPilotShare = 0.3;
 inline constexpr std::uint64_t kMaxPilotReleases = 16;

@@ -91,8 +91,9 @@ std::vector<SamplerAdvice> advise_samplers(const GlmSpec& glm, bool intercept,
           "shrunk (user guide)");
     if (family == GlmFamily::linear)
       nss.reasons.push_back(
-          "linear: where epsilon * n >= 5000 a pilot release finds the fit and sigma, and the "
-          "final release centres the residuals there and clips them at about 3 sigma: its "
+          "linear: where epsilon * n >= 5000 one pilot release (two from 1e4) finds the fit "
+          "and sigma, and the final release centres the residuals there and clips them at about 3 "
+          "sigma: its "
           "noise then follows sigma, not y's declared range");
     if (n && budget) nss.expected_sd_ratio = nss_sd_ratios(glm, *n, *budget, nss.reasons);
     out.push_back(std::move(nss));

@@ -521,6 +521,15 @@ TEST(ReleaseOnce, LinearPilotCentresTheResidualsAndNarrowsTheirRange) {
   const auto& log_sigma = summary_of(out, "log_sigma");
   const double rss = (y - x * ls).squaredNorm() / static_cast<double>(rows.rows());
   EXPECT_LT(std::abs(log_sigma.mean - 0.5 * std::log(rss)), 3.0 * log_sigma.sd);
+  // The default (release_once_job.cpp, measured on the calibration grid): none below εn = 5000,
+  // one below 10⁴, two from there.
+  const auto pilots = [&](std::size_t n, double epsilon) {
+    return default_pilot_releases(user.glm, n, Budget{epsilon, 1e-5});
+  };
+  EXPECT_EQ(pilots(1000, 4.0), 0u);
+  EXPECT_EQ(pilots(10000, 0.5), 1u);
+  EXPECT_EQ(pilots(9999, 1.0), 1u);
+  EXPECT_EQ(pilots(10000, 1.0), 2u);
 }
 
 // Poisson's default pilots (release_once_job.cpp, measured on the calibration grid): two from
