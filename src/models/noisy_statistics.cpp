@@ -511,22 +511,30 @@ NoisyStatisticsModel::ResidualCentre NoisyStatisticsModel::residual_centre(
     theta(p_) = std::log(std::max(std::sqrt(std::max(rss, 0.0)), floor));
   }
   const Mode mode = posterior_mode(released, theta);
-  ResidualCentre out{mode.theta.head(p_), std::numeric_limits<double>::infinity(), mode.theta};
+  ResidualCentre out;
+  out.centre = mode.theta.head(p_);
+  out.bound = std::numeric_limits<double>::infinity();
+  out.mode = mode.theta;
   // The mode's curvature gives its covariance; without one (not negative definite), no bound.
   const Eigen::LLT<Mat> llt(-mode.hessian);
   if (llt.info() != Eigen::Success) return out;
   const Mat cov = llt.solve(Mat::Identity(dim(), dim()));
-  const double sigma_high =
-      sigma_ ? *sigma_ : std::exp(mode.theta(p_) + 2.0 * std::sqrt(cov(p_, p_)));
+  out.sd = cov.diagonal().cwiseMax(0.0).cwiseSqrt();
+  if (!sigma_) out.log_sigma_sd = out.sd(p_);
+  const double sigma_high = sigma_ ? *sigma_ : std::exp(mode.theta(p_) + 2.0 * out.log_sigma_sd);
   // sd of xᵀ(β − β₀) over the box: at most √(λ_max(Cov β) Σ B_j²).
   const Eigen::SelfAdjointEigenSolver<Mat> eig(cov.topLeftCorner(p_, p_));
   double box = 0.0;
   for (const double bound : glm_->spec().column_bounds) box += bound * bound;
   const double spread = std::sqrt(std::max(eig.eigenvalues().maxCoeff(), 0.0) * box);
   out.bound = kResidualSigmas * sigma_high + 2.0 * spread;
-  if (!std::isfinite(out.bound) || !out.centre.allFinite())
-    out = {out.centre.allFinite() ? out.centre : Vec(theta.head(p_)),
-           std::numeric_limits<double>::infinity(), mode.theta.allFinite() ? mode.theta : theta};
+  if (!std::isfinite(out.bound) || !out.centre.allFinite()) {
+    if (!out.centre.allFinite()) out.centre = theta.head(p_);
+    if (!out.mode.allFinite()) out.mode = theta;
+    out.bound = std::numeric_limits<double>::infinity();
+    out.sd.resize(0);
+    out.log_sigma_sd = std::numeric_limits<double>::quiet_NaN();
+  }
   return out;
 }
 

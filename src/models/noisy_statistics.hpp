@@ -90,6 +90,7 @@
 // central differences where σ or the rate moves the covariance too (σ sampled, poisson).
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -219,6 +220,8 @@ class NoisyStatisticsModel final : public Model {
     Vec centre;
     double bound = 0.0;
     Vec mode;  // the posterior mode θ (β̂ and, where sampled, log σ̂)
+    double log_sigma_sd = std::numeric_limits<double>::quiet_NaN();  // σ sampled: sd of log σ̂
+    Vec sd;  // every parameter's sd at the mode (from the curvature; empty without one)
   };
   ResidualCentre residual_centre(const Eigen::Ref<const Vec>& released) const;
 

@@ -171,6 +171,33 @@ std::optional<double> prior_sd(const ScalarPrior& prior) {
 //    the quadratic is not the likelihood: with v₉₀ = Σ_k (|m_k − β₀,k| + 1.645 sd_k)² E x_k², the
 //    expansion's curvature is off by about v₉₀/12 there, and more than 25 % is warned of (the
 //    curvature sets the posterior's width: it is then not reliable either way).
+//  * linear with clipped residuals: the clip is modelled for Gaussian errors. Heavier tails are
+//    clipped more than it says, and σ then comes out too small (the coefficients, clipped
+//    symmetrically, were not moved: experiments/results/linear-tails). The first pilot's release
+//    is clipped at y's declared range only, so its log σ̂ is a check: the final log σ more than 3
+//    combined sds below it is warned of.
+void add_clip_warning(const Summary& summary, const RegressionStatistic& stat,
+                      const json& first_pilot, std::vector<ConvergenceWarning>& warnings) {
+  if (!stat.is_residual() || !first_pilot.contains("sigma")) return;
+  const auto it = std::find_if(summary.parameters.begin(), summary.parameters.end(),
+                               [](const ParameterSummary& s) { return s.name == "log_sigma"; });
+  if (it == summary.parameters.end()) return;
+  const double pilot = first_pilot["sigma"]["log_sigma"].get<double>();
+  const double pilot_sd = first_pilot["sigma"]["log_sigma_sd"].get<double>();
+  const double z = (pilot - it->mean) / std::hypot(pilot_sd, it->sd);
+  if (!(z > 3.0)) return;
+  warnings.push_back(
+      {"residual_clip", "log_sigma", z, 3.0,
+       fmt::format("log_sigma {:.3g} is {:.1f} sds below the first pilot's {:.3g}, whose release "
+                   "clips y at its declared range only: the residuals clipped at {:.3g} look "
+                   "heavier-tailed than Gaussian, and the clip's model then makes sigma too small "
+                   "(the coefficients are clipped symmetrically and were not moved where this "
+                   "was measured)",
+                   it->mean, z, pilot, stat.residual_bound()),
+       "for sigma, --pilot-releases 0 (one release, clipped at y's declared range only; its "
+       "coefficients are noisier); or a model whose errors fit the data"});
+}
+
 void add_release_warnings(const Summary& summary, const GlmSpec& glm,
                           const RegressionStatistic& stat, std::uint64_t pilots,
                           std::vector<ConvergenceWarning>& warnings) {
@@ -361,10 +388,14 @@ Releases make_releases(PrivateData& owner, const ReleaseOncePlan& planned, const
     // Linear: the residuals' centre and clip (models/noisy_statistics.hpp).
     std::optional<double> bound;
     Vec centre;
+    json sigma;  // linear with σ sampled: the pilot's log σ̂ and its sd
     if (spec.family == GlmFamily::linear) {
       const auto residuals = model.residual_centre(value);
       centre = residuals.centre;
       if (std::isfinite(residuals.bound)) bound = residuals.bound;
+      if (std::isfinite(residuals.log_sigma_sd))
+        sigma = {{"log_sigma", residuals.mode(residuals.mode.size() - 1)},
+                 {"log_sigma_sd", residuals.log_sigma_sd}};
     } else {
       centre = capped_centre(model.pilot_centre(value), spec);
     }
@@ -377,6 +408,7 @@ Releases make_releases(PrivateData& owner, const ReleaseOncePlan& planned, const
     out.stats.push_back(std::make_unique<RegressionStatistic>(spec, centre, bound));
     if (spec.family == GlmFamily::linear)
       out.pilots.back()["residual_bound"] = out.stats.back()->residual_bound();
+    if (!sigma.is_null()) out.pilots.back()["sigma"] = sigma;
   }
   out.final = owner.suff_stat(*out.stats.back(), planned.noise.final);
   return out;
@@ -433,14 +465,17 @@ SampleSpec chains_spec(const SampleSpec& spec, const UserModel& user,
                        const Vec& value, const Vec& noise_sd) {
   auto preset = std::make_shared<Preset>(user.preset);
   // Clipped residuals: the chains start at the posterior's mode (post-processing of the
-  // release). From the user model's start (σ a quarter of y's range, T/σ < 1) they can drift up
-  // a ridge where nearly every residual is clipped and the likelihood flattens in σ: on 20 000
-  // rows, σ = 1, two of four chains settled at σ ≈ 110.
+  // release), spread by its smallest sd there. From the user model's start (σ a quarter of y's
+  // range, T/σ < 1) they can drift up a ridge where nearly every residual is clipped and the
+  // likelihood flattens in σ: on 20 000 rows, σ = 1, two of four chains settled at σ ≈ 110. And
+  // its spread (0.1) is 40 sds of log σ at 10⁵ rows, where every first step diverged.
   if (stat.is_residual()) {
     const NoisyStatisticsModel model(glm, stat, static_cast<double>(user.design->data.rows()),
                                      noise_sd, value);
-    const Vec mode = model.residual_centre(value).mode;
-    if (mode.allFinite()) preset->start_centre = mode;
+    const auto found = model.residual_centre(value);
+    if (found.mode.allFinite()) preset->start_centre = found.mode;
+    if (found.sd.size() > 0 && found.sd.allFinite() && found.sd.minCoeff() > 0.0)
+      preset->start_sd = std::min(*preset->start_sd, found.sd.minCoeff());
   }
   const Dataset& rows = user.design->data;
   Dataset released;
@@ -670,6 +705,8 @@ SampleOutcome run_release_once_job(const SampleSpec& spec) {
       run_chain_passes(std::move(chains), passes, spec.out_dir,
                        [&](const Summary& summary, std::vector<ConvergenceWarning>& warnings) {
                          add_release_warnings(summary, user.glm, stat, planned.pilots, warnings);
+                         if (!made.pilots.empty())
+                           add_clip_warning(summary, stat, made.pilots.front(), warnings);
                        });
   out.plan = plan;
   out.noise_key_created = key.source() == NoiseKey::Source::file_created;
