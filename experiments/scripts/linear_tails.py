@@ -27,7 +27,7 @@ import dpmcmc  # noqa: E402
 
 ERRORS = ["gaussian", "laplace", "t3"]
 FIELDS = ["errors", "n", "epsilon", "repeat", "sampler", "parameter", "truth", "private_mean",
-          "private_sd", "covered", "distance", "sd_ratio", "rhat"]
+          "private_sd", "covered", "distance", "sd_ratio", "rhat", "clip_warning"]
 
 
 def simulate(errors, n, repeat):
@@ -75,6 +75,7 @@ def run(args):
                                             **options)
                         done.add((errors, n, e, repeat, sampler))
                         rows = {p["name"]: p for p in fit.summary}
+                        clip_warned = any(w["check"] == "residual_clip" for w in fit.warnings)
                         for par, truth in grid.truth("linear").items():
                             p, (m0, s0) = rows[par], ref[par]
                             w.writerow({"errors": errors, "n": n, "epsilon": e, "repeat": repeat,
@@ -82,7 +83,8 @@ def run(args):
                                         "private_mean": p["mean"], "private_sd": p["sd"],
                                         "covered": int(p["q5"] <= truth <= p["q95"]),
                                         "distance": abs(p["mean"] - m0) / s0,
-                                        "sd_ratio": p["sd"] / s0, "rhat": p["rhat"]})
+                                        "sd_ratio": p["sd"] / s0, "rhat": p["rhat"],
+                                        "clip_warning": int(clip_warned)})
                         f.flush()
                         print(f"{errors} n={n} eps={e:g} repeat {repeat} {sampler}", flush=True)
 
@@ -93,8 +95,9 @@ def summary(args):
     cells = sorted({(r["errors"], int(r["n"]), float(r["epsilon"]), r["sampler"]) for r in rows},
                    key=lambda c: (ERRORS.index(c[0]), c[1], c[2], c[3]))
     print("| errors | n | eps | sampler | repeats | coverage (slopes) | median distance (slopes) |"
-          " log sigma coverage | log sigma median distance | median sd ratio | max R-hat |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          " log sigma coverage | log sigma median distance | median sd ratio | max R-hat |"
+          " residual_clip warned |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in cells:
         cell = [r for r in rows if (r["errors"], int(r["n"]), float(r["epsilon"]), r["sampler"]) == c]
         coef = [r for r in cell if r["parameter"] != "log_sigma"]
@@ -103,7 +106,8 @@ def summary(args):
         cov = lambda rs: statistics.mean(int(r["covered"]) for r in rs)  # noqa: E731
         print(f"| {c[0]} | {c[1]:,} | {c[2]:g} | {c[3]} | {len(sig)} | {cov(coef):.2f} | "
               f"{med(coef, 'distance'):.2f} | {cov(sig):.2f} | {med(sig, 'distance'):.2f} | "
-              f"{med(coef, 'sd_ratio'):.2f} | {max(float(r['rhat']) for r in cell):.3f} |")
+              f"{med(coef, 'sd_ratio'):.2f} | {max(float(r['rhat']) for r in cell):.3f} | "
+              f"{sum(int(r['clip_warning']) for r in sig)}/{len(sig)} |")
 
 
 def main():
