@@ -71,11 +71,15 @@ RegressionStatistic::RegressionStatistic(const GlmSpec& glm, std::optional<Vec> 
     // r or u falls outside the box that the sensitivity is computed from.
     reach = reach * (1.0 + 1e-9) + 1e-12;
     if (gaussian) {
-      // t = clip(y − xᵀβ₀, ±T): y − xᵀβ₀ ∈ [y_low − R, y_high + R], so T is at most that
-      // range's larger end, and a smaller residual bound clips (the header).
+      // t = clip(y − xᵀβ₀, ±T): y − xᵀβ₀ ∈ [y_low − a − R′, y_high − a + R′] with a the
+      // intercept's β₀ (its column is 1) and R′ the other columns' reach, so T is at most that
+      // range's larger end, and a smaller residual bound clips (the header). stat_rows clamps
+      // to ±T either way: the box holds whatever this bound is.
       residual_ = true;
       shift_ = centre_ = 0.0;
-      t_max = std::max(std::abs(glm.y_low - reach), std::abs(glm.y_high + reach));
+      const double a = intercept_ ? centre_beta_(0) : 0.0;
+      const double others = intercept_ ? reach - std::abs(a) * glm.column_bounds.front() : reach;
+      t_max = std::max(std::abs(glm.y_low - a - others), std::abs(glm.y_high - a + others));
       if (residual_bound) t_max = std::min(t_max, *residual_bound);
     } else if (poisson) {
       // m₀ = e^{η₀} ∈ [e^{−R}, e^R]: u = m₀ e^{−R} ∈ [e^{−2R}, 1], t = y − m₀ (the header).
@@ -352,10 +356,10 @@ NoisyStatisticsModel::Observation NoisyStatisticsModel::observation(
   o.residual(p_) = q.c - k.curve * quad - n_ * var;
   o.covariance.resize(dim, dim);
   o.covariance.topLeftCorner(p_, p_) = cov_b;
-  o.covariance.block(0, p_, p_, 1) = 2.0 * var * k.inside * a_beta + e.bc;
+  o.covariance.block(0, p_, p_, 1) = s2 * k.cross() * a_beta + e.bc;
   o.covariance.block(p_, 0, 1, p_) = o.covariance.block(0, p_, p_, 1).transpose();
   o.covariance(p_, p_) =
-      4.0 * var * quad + n_ * s2 * s2 * (k.fourth - k.second * k.second) + c_var_ + e.cc;
+      s2 * k.spread() * quad + n_ * s2 * s2 * (k.fourth - k.second * k.second) + c_var_ + e.cc;
   return o;
 }
 
@@ -367,7 +371,8 @@ NoisyStatisticsModel::ClippedNormal NoisyStatisticsModel::clipped_normal(double 
   k.inside = 1.0 - 2.0 * tail;
   k.curve = k.inside - 2.0 * t * density;
   k.second = k.curve + 2.0 * t * t * tail;
-  k.fourth = 3.0 * k.inside - 2.0 * density * (t * t * t + 3.0 * t) + 2.0 * std::pow(t, 4) * tail;
+  k.inner_fourth = 3.0 * k.inside - 2.0 * density * (t * t * t + 3.0 * t);
+  k.fourth = k.inner_fourth + 2.0 * std::pow(t, 4) * tail;
   return k;
 }
 
@@ -476,7 +481,12 @@ NoisyStatisticsModel::Mode NoisyStatisticsModel::posterior_mode(
     if (done) break;
   }
   derivatives(theta, g, h);
-  return {theta, h};
+  // Converged: the Newton decrement gᵀ(−H)⁻¹g (twice the log density still to gain, to second
+  // order) is small; not, where −H is not positive definite or the steps ran out far off.
+  const Eigen::LLT<Mat> at_end(-h);
+  const bool converged = at_end.info() == Eigen::Success && g.allFinite() &&
+                         g.dot(at_end.solve(g)) < 1e-6 * std::max(1.0, std::abs(value));
+  return {theta, h, converged};
 }
 
 Vec NoisyStatisticsModel::pilot_centre(const Eigen::Ref<const Vec>& released) const {
@@ -515,9 +525,10 @@ NoisyStatisticsModel::ResidualCentre NoisyStatisticsModel::residual_centre(
   out.centre = mode.theta.head(p_);
   out.bound = std::numeric_limits<double>::infinity();
   out.mode = mode.theta;
-  // The mode's curvature gives its covariance; without one (not negative definite), no bound.
+  // The mode's curvature gives its covariance; without one (not negative definite), or short of
+  // the mode, no bound.
   const Eigen::LLT<Mat> llt(-mode.hessian);
-  if (llt.info() != Eigen::Success) return out;
+  if (!mode.converged || llt.info() != Eigen::Success) return out;
   const Mat cov = llt.solve(Mat::Identity(dim(), dim()));
   out.sd = cov.diagonal().cwiseMax(0.0).cwiseSqrt();
   if (!sigma_) out.log_sigma_sd = out.sd(p_);

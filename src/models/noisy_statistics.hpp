@@ -62,8 +62,11 @@
 //     range's half-width it shrinks by that range over a few σ (at y on ±8, σ = 1: 8 against
 //     about 5), and the errors-in-variables terms shrink with Δ. The clip is modelled, for
 //     Gaussian errors and to first order in xᵀΔ (which the pilot makes small): with
-//     k = clipped_normal(T/σ), b has mean k.inside·AΔ and covariance σ²k.second·A, and c mean
-//     k.curve·ΔᵀAΔ + nσ²k.second and variance 4σ²k.second·ΔᵀAΔ + nσ⁴(k.fourth − k.second²).
+//     k = clipped_normal(T/σ), b has mean k.inside·AΔ and covariance σ²k.second·A, c mean
+//     k.curve·ΔᵀAΔ + nσ²k.second and variance σ²k.spread()·ΔᵀAΔ + nσ⁴(k.fourth − k.second²),
+//     and Cov(b, c) = σ²k.cross()·AΔ (unclipped: 4σ²ΔᵀAΔ + 2nσ⁴ and 2σ²AΔ). As σ grows past T,
+//     curve, spread and cross all vanish with the share of unclipped rows: c then says nothing of
+//     Δ, and no large Δ can explain it.
 //     At T = 3σ that is 0.27 % of rows clipped and E t² = 0.995σ², which unmodelled would move
 //     log σ by 0.25 % (3.5 of its posterior sds at 10⁶ rows). Errors with heavier tails than
 //     Gaussian are clipped more than the model says.
@@ -214,7 +217,8 @@ class NoisyStatisticsModel final : public Model {
   // posterior mode (β̂, σ̂) given this release and the curvature there: β₀ = β̂ and
   // T = kResidualSigmas σ_hi + 2 s, with σ_hi = σ̂ e^{2 sd(log σ̂)} (σ when known) and
   // s = √(λ_max(Cov β̂) Σ_j B_j²), at least the sd of xᵀ(β − β̂) at any x in the box. No bound
-  // (infinity) where the curvature is not negative definite. Post-processing of the release.
+  // (infinity) where the curvature is not negative definite or Newton stopped short of the mode.
+  // Post-processing of the release.
   static constexpr double kResidualSigmas = 3.0;
   struct ResidualCentre {
     Vec centre;
@@ -225,13 +229,21 @@ class NoisyStatisticsModel final : public Model {
   };
   ResidualCentre residual_centre(const Eigen::Ref<const Vec>& released) const;
 
-  // The moments of clip(e, ±t) for e ~ N(0, 1) (the residuals' clip in units of σ): inside =
-  // P(|e| < t) = 2Φ(t) − 1, the slope of E clip(μ + e) at μ = 0; second = E clip(e)² =
-  // inside − 2tφ(t) + 2t²(1 − Φ(t)); fourth = E clip(e)⁴ = 3·inside − 2φ(t)(t³ + 3t) +
-  // 2t⁴(1 − Φ(t)); curve = ½ d²/dμ² E clip(μ + e)² at μ = 0 = inside − 2tφ(t). e's own (1, 1,
-  // 3, 1) from t = 40.
+  // The moments of clip(e, ±t) for e ~ N(0, 1) (the residuals' clip in units of σ), and their
+  // derivatives in a shift μ at μ = 0 (a row's xᵀ(β − β₀)/σ), from d²/dμ² E h(μ + e) = E h''(e)
+  // with h'' carrying the jumps of h' at ±t:
+  //   inside = P(|e| < t) = 2Φ(t) − 1, the slope of E clip(μ + e);
+  //   second = E clip(e)² = curve + 2t²(1 − Φ(t));
+  //   curve = ½ d²/dμ² E clip(μ + e)² = E[e²; |e| < t] = inside − 2tφ(t);
+  //   fourth = E clip(e)⁴ = inner_fourth + 2t⁴(1 − Φ(t)), inner_fourth = E[e⁴; |e| < t] =
+  //     3·inside − 2φ(t)(t³ + 3t);
+  //   cross() = d/dμ Cov(clip, clip²) = 3·curve − inside·second (2 unclipped);
+  //   spread() = ½ d²/dμ² Var(clip²) = 2(inner_fourth − second·curve) (4 unclipped).
+  // e's own from t = 40.
   struct ClippedNormal {
-    double inside = 1.0, second = 1.0, fourth = 3.0, curve = 1.0;
+    double inside = 1.0, second = 1.0, fourth = 3.0, curve = 1.0, inner_fourth = 3.0;
+    double cross() const { return 3.0 * curve - inside * second; }
+    double spread() const { return 2.0 * (inner_fourth - second * curve); }
   };
   static ClippedNormal clipped_normal(double t);
 
@@ -260,6 +272,7 @@ class NoisyStatisticsModel final : public Model {
   struct Mode {
     Vec theta;
     Mat hessian;
+    bool converged = false;  // the Newton decrement is small there
   };
   Mode posterior_mode(const Eigen::Ref<const Vec>& released, Vec theta) const;
   Observation poisson_observation(const Vec& beta, const Parts& q) const;

@@ -405,9 +405,16 @@ Releases make_releases(PrivateData& owner, const ReleaseOncePlan& planned, const
     out.pilots.push_back({{"noise_multiplier", planned.noise.pilot},
                           {"sensitivity", made.sensitivity},
                           {"estimate", estimate}});
-    out.stats.push_back(std::make_unique<RegressionStatistic>(spec, centre, bound));
-    if (spec.family == GlmFamily::linear)
-      out.pilots.back()["residual_bound"] = out.stats.back()->residual_bound();
+    auto next = std::make_unique<RegressionStatistic>(spec, centre, bound);
+    // Linear: a centre without a bound, or a bound no narrower than y's own half-range, would
+    // release wider residuals than the uncentred statistic: that one goes next instead.
+    if (spec.family == GlmFamily::linear) {
+      auto plain = std::make_unique<RegressionStatistic>(spec);
+      if (!bound || !(next->residual_bound() < plain->residual_bound())) next = std::move(plain);
+      out.pilots.back()["residual_bound"] =
+          next->is_residual() ? json(next->residual_bound()) : json(nullptr);
+    }
+    out.stats.push_back(std::move(next));
     if (!sigma.is_null()) out.pilots.back()["sigma"] = sigma;
   }
   out.final = owner.suff_stat(*out.stats.back(), planned.noise.final);

@@ -241,8 +241,9 @@ TEST(NoisyStatisticsModel, ClippedResidualsHaveTheClippedNormalsMoments) {
 }
 
 // clipped_normal against quadrature of clip(μ + e, ±t)^k φ(e) (Simpson on ±12, split at the
-// clip's kinks e = ±t − μ so that each piece is smooth) and the derivatives of E clip(μ + e)
-// and E clip(μ + e)² at μ = 0 by central differences of the same quadrature.
+// clip's kinks e = ±t − μ so that each piece is smooth), and the derivatives in μ at 0 of
+// E clip(μ + e), E clip(μ + e)², Cov(clip, clip²) and Var(clip²) by central differences of the
+// same quadrature (the last two set the clipped release's covariance in Δ).
 TEST(NoisyStatisticsModel, ClippedNormalMomentsMatchQuadrature) {
   const auto expect_clip = [](double t, double mu, int power) {
     const auto simpson = [&](double lo, double hi) {
@@ -259,21 +260,32 @@ TEST(NoisyStatisticsModel, ClippedNormalMomentsMatchQuadrature) {
     return (simpson(-12.0, -t - mu) + simpson(-t - mu, t - mu) + simpson(t - mu, 12.0)) /
            std::sqrt(2.0 * std::numbers::pi);
   };
-  for (const double t : {0.5, 1.0, 2.0, 3.0, 5.0}) {
+  // Var(clip(μ + e)²) and Cov(clip(μ + e), clip(μ + e)²) by the same quadrature.
+  const auto var2 = [&](double t, double mu) {
+    return expect_clip(t, mu, 4) - std::pow(expect_clip(t, mu, 2), 2);
+  };
+  const auto cov12 = [&](double t, double mu) {
+    return expect_clip(t, mu, 3) - expect_clip(t, mu, 1) * expect_clip(t, mu, 2);
+  };
+  for (const double t : {0.3, 0.5, 1.0, 2.0, 3.0, 5.0}) {
     const auto k = NoisyStatisticsModel::clipped_normal(t);
     EXPECT_NEAR(k.second, expect_clip(t, 0.0, 2), 1e-9) << t;
     EXPECT_NEAR(k.fourth, expect_clip(t, 0.0, 4), 1e-9) << t;
     const double d = 1e-3;
     EXPECT_NEAR(k.inside, (expect_clip(t, d, 1) - expect_clip(t, -d, 1)) / (2 * d), 1e-6) << t;
-    EXPECT_NEAR(
-        k.curve,
-        (expect_clip(t, d, 2) - 2 * expect_clip(t, 0.0, 2) + expect_clip(t, -d, 2)) / (2 * d * d),
-        1e-4)
-        << t;
+    const double curve =
+        (expect_clip(t, d, 2) - 2 * expect_clip(t, 0.0, 2) + expect_clip(t, -d, 2)) / (2 * d * d);
+    EXPECT_NEAR(k.curve, curve, 1e-4) << t;
+    EXPECT_NEAR(k.cross(), (cov12(t, d) - cov12(t, -d)) / (2 * d), 1e-5) << t;
+    EXPECT_NEAR(k.spread(), (var2(t, d) - 2 * var2(t, 0.0) + var2(t, -d)) / (2 * d * d), 1e-3) << t;
   }
   const auto none = NoisyStatisticsModel::clipped_normal(INFINITY);
+  EXPECT_EQ(none.inside, 1.0);
   EXPECT_EQ(none.second, 1.0);
   EXPECT_EQ(none.fourth, 3.0);
+  EXPECT_EQ(none.curve, 1.0);
+  EXPECT_EQ(none.cross(), 2.0);   // Cov(e, e²) = 2μ for e ~ N(μ, 1)
+  EXPECT_EQ(none.spread(), 4.0);  // Var(e²) = 2 + 4μ²
 }
 
 // Linear centred at β₀ with a residual bound: each row's t is y − xᵀβ₀ clipped at the bound, the
@@ -305,8 +317,8 @@ TEST(RegressionStatistic, ResidualsCentredAtAPilotAreClippedAtTheBound) {
   }
   EXPECT_GE(clipped, 1);
   EXPECT_EQ(stat.stat_dim(), RegressionStatistic(spec).stat_dim());
-  // R = 0.3 + 1 + 2·0.5 = 2.3; y on [−3, 5]: T = max(5.3, 7.3).
-  EXPECT_NEAR(RegressionStatistic(spec, centre).residual_bound(), 7.3, 1e-8);
+  // The intercept's column is 1: xᵀβ₀ ∈ 0.3 ± (1 + 2·0.5); y on [−3, 5]: t ∈ [−5.3, 6.7].
+  EXPECT_NEAR(RegressionStatistic(spec, centre).residual_bound(), 6.7, 1e-8);
   EXPECT_THROW(RegressionStatistic(spec, std::nullopt, 2.0), ConfigError);
   EXPECT_THROW(RegressionStatistic(spec, centre, 0.0), ConfigError);
   EXPECT_THROW(RegressionStatistic(spec_of(GlmFamily::logistic, std::nullopt), centre, 2.0),
