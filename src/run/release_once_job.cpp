@@ -472,10 +472,10 @@ SampleSpec chains_spec(const SampleSpec& spec, const UserModel& user,
                        const Vec& value, const Vec& noise_sd) {
   auto preset = std::make_shared<Preset>(user.preset);
   // Clipped residuals: the chains start at the posterior's mode (post-processing of the
-  // release), spread by its smallest sd there. From the user model's start (σ a quarter of y's
-  // range, T/σ < 1) they can drift up a ridge where nearly every residual is clipped and the
-  // likelihood flattens in σ: on 20 000 rows, σ = 1, two of four chains settled at σ ≈ 110. And
-  // its spread (0.1) is 40 sds of log σ at 10⁵ rows, where every first step diverged.
+  // release), spread by its smallest sd there. The user model's start (σ a quarter of y's range,
+  // T/σ < 1) lies where most residuals would be clipped, far in a narrow posterior's tail (with
+  // an earlier, wrong covariance in Δ two of four chains settled there at σ ≈ 110 on 20 000
+  // rows), and its spread (0.1) is 40 sds of log σ at 10⁵ rows, where every first step diverged.
   if (stat.is_residual()) {
     const NoisyStatisticsModel model(glm, stat, static_cast<double>(user.design->data.rows()),
                                      noise_sd, value);
