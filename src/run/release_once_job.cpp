@@ -449,11 +449,12 @@ json release_privacy(const PrivateRunPlan& plan, const EventLog& log, PlanMemo* 
       {"noise_sd", sds}};
   if (planned.pilots > 0) {
     privacy["release_once"]["mechanism"] =
-        made.stats.back()->is_residual()
+        made.pilots.front().contains("residual_bound")  // linear's pilots
             ? "Gaussian releases of the sufficient statistics: pilots, each centring the "
               "residuals y - x'beta0 of the next at its estimate and clipping them at "
-              "residual_bound, then the final one the chains read; each component in units of "
-              "its declared range; the chains are post-processing"
+              "residual_bound (where that is null, the next is the uncentred statistic), then "
+              "the final one the chains read; each component in units of its declared range; the "
+              "chains are post-processing"
             : "Gaussian releases of the likelihood's second-order expansion (logistic or "
               "poisson): pilots, each centred at the estimate of the one before, then the final "
               "one the chains read; each component in units of its declared range; the chains "
@@ -482,7 +483,8 @@ SampleSpec chains_spec(const SampleSpec& spec, const UserModel& user,
     const auto found = model.residual_centre(value);
     if (found.mode.allFinite()) preset->start_centre = found.mode;
     if (found.sd.size() > 0 && found.sd.allFinite() && found.sd.minCoeff() > 0.0)
-      preset->start_sd = std::min(*preset->start_sd, found.sd.minCoeff());
+      preset->start_sd =
+          std::min(preset->start_sd.value_or(found.sd.minCoeff()), found.sd.minCoeff());
   }
   const Dataset& rows = user.design->data;
   Dataset released;

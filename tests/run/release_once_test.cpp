@@ -605,6 +605,31 @@ TEST(ReleaseOnce, PoissonPilotsLandOnTheRowsPosterior) {
 namespace dpmcmc {
 namespace {
 
+// Where no clip would be narrower than y's declared half-range (σ = 3 on ±8: 3σ̂ ≈ 9), the pilot
+// publishes no residual bound and the final release is the uncentred statistic, still one pilot
+// and one final release recorded as planned, and the mechanism says so.
+TEST(ReleaseOnce, LinearPilotFallsBackToTheUncentredStatisticWhereNoClipHelps) {
+  testing::TempDir dir;
+  auto spec = nss_spec(dir, "linear", 2.0);
+  spec.user_model->sigma.reset();
+  Rng rng = make_rng(43, 0);
+  std::string csv = "dose,y\n";
+  for (int i = 0; i < 20000; ++i) {
+    const double dose = 10.0 * rng.uniform();
+    csv += fmt::format("{},{}\n", dose, 1.0 + 1.5 * (dose - 5.0) / 5.0 + rng.normal(0.0, 3.0));
+  }
+  spec.user_model->data_text = csv;
+  spec.pilot_releases = 1;
+  const SampleOutcome out = run_sample_job(spec);
+  const auto& release = out.report["privacy"]["release_once"];
+  ASSERT_EQ(release["pilots"].size(), 1u);
+  EXPECT_TRUE(release["pilots"][0]["residual_bound"].is_null()) << release["pilots"].dump();
+  EXPECT_EQ(out.recorded.releases(), 2u);
+  EXPECT_NE(release["mechanism"].get<std::string>().find("uncentred"), std::string::npos);
+  // Uncentred: t = y − 0 (y's declared middle), so Σ t ≈ n·1 (the intercept); centred, ≈ 0.
+  EXPECT_GT(release["statistic"]["xt.intercept"].get<double>(), 0.5 * 20000);
+}
+
 // Student-t(3) errors scaled to sd 1 (heavier tails than the clip's Gaussian model): at 10⁵ rows
 // and ε = 4 the clipped residuals make σ too small (experiments/results/linear-tails: 55 of its
 // non-private sds), and the first pilot's log σ̂, clipped at y's declared range only, shows it:
